@@ -1,0 +1,1 @@
+"""llama_sim: Monte Carlo strategy analyser for the L.A.M.A. family of games."""
