@@ -1,0 +1,246 @@
+"""The ``llamasim`` command line: a thin layer over the library.
+
+Every user error becomes one line on stderr and exit status 2 (see ``main``).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import click
+import numpy as np
+import pandas as pd
+import typer
+
+from . import jit, registry, stats
+from .errors import UsageError
+from .games import all_games, get_game
+from .output import RESULT_COLUMNS, check_format, check_out, emit
+from .simulate import Plan, blocks_for, rotation_plan, run, seat_plan
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Monte Carlo strategy analyser for the L.A.M.A. family of games.",
+)
+
+GameOpt = typer.Option(..., "--game", "-g", help="Rule set: lama, party, kadabra or dice.")
+SeedOpt = typer.Option(1, "--seed", help="One seed determines every number of the run.")
+ThreadsOpt = typer.Option(None, "--threads", help="Worker threads (default: all cores). Results do not depend on it.")
+FormatOpt = typer.Option("table", "--format", help="table, csv or json (json: one document on stdout).")
+OutOpt = typer.Option(None, "--out", help="Also write the table to this .csv, .json or .parquet file.")
+ForceOpt = typer.Option(False, "--force", help="Overwrite --out if it exists.")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar or compile notice.")
+RoundsOpt = typer.Option(None, "--rounds", help="Rounds to play (default 100000 unless --games is given).")
+GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play instead of single rounds.")
+StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
+LayoutOpt = typer.Option(None, "--dice-layout", help="dice: the dice face layout (a name or e.g. 1234LL/1256LL/3456LL).")
+DeckFileOpt = typer.Option(None, "--deck-file", help="kadabra: a TOML file replacing the action-symbol table.")
+
+DEFAULT_ROUNDS = 100_000
+
+
+class _Progress:
+    """A rich progress bar on stderr that appears only once a run has taken over a second."""
+
+    def __init__(self, total: int, enabled: bool, what: str):
+        self.total, self.enabled, self.what = total, enabled and sys.stderr.isatty(), what
+        self.done = 0
+        self.start = time.perf_counter()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.start > 1.0 and self.done < self.total:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.what, total=self.total)
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _compile_notice(quiet: bool) -> None:
+    if quiet:
+        jit.on_compile = None
+    else:
+        jit.on_compile = lambda label: print(f"compiling {label} (first run only; cached for later runs)...",
+                                             file=sys.stderr, flush=True)
+
+
+def _game_options(dice_layout: Optional[str], deck_file: Optional[Path]) -> dict:
+    options = {}
+    if dice_layout is not None:
+        options["dice_layout"] = dice_layout
+    if deck_file is not None:
+        options["deck_file"] = deck_file
+    return options
+
+
+def _mode(rounds: Optional[int], games: Optional[int]) -> tuple[bool, int]:
+    if rounds is not None and games is not None:
+        raise UsageError("give --rounds or --games, not both")
+    if games is not None:
+        return True, games
+    return False, DEFAULT_ROUNDS if rounds is None else rounds
+
+
+def result_table(plan: Plan, tally: stats.Tally, seed: int) -> pd.DataFrame:
+    summary = stats.summarise(tally)
+    df = pd.DataFrame({
+        "game": plan.game.name,
+        "players": plan.n_players,
+        "strategy": [plan.unit_labels[u] for u in summary["unit"]],
+        "seat": pd.array([plan.unit_seats[u] for u in summary["unit"]], dtype="Int64"),
+        "metric": summary["metric"],
+        "value": summary["value"],
+        "ci_low": summary["ci_low"],
+        "ci_high": summary["ci_high"],
+        "n": summary["n"].astype(np.int64),
+        "seed": seed,
+    })
+    return df[RESULT_COLUMNS]
+
+
+def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:
+    n_blocks = blocks_for(plan, count)
+    progress = _Progress(n_blocks, not quiet, "games" if plan.games_mode else "rounds")
+    try:
+        return run(plan, seed, 0, n_blocks, threads, progress)
+    finally:
+        progress.close()
+
+
+def _setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: str, out: Optional[Path], force: bool):
+    check_format(fmt)
+    check_out(out, force)
+    game = get_game(game_name)
+    if strategies_file is not None:
+        registry.load_file(strategies_file)
+    _compile_notice(quiet)
+    return game
+
+
+@app.command()
+def games(fmt: str = FormatOpt):
+    """List the rule sets and their options."""
+    check_format(fmt)
+    rows = [{"game": g.name, "title": g.title, "players": f"{g.min_players}-{g.max_players}",
+             "options": "; ".join(f"--{k.replace('_', '-')}: {v}" for k, v in g.options.items()) or "-"}
+            for g in all_games().values()]
+    df = pd.DataFrame(rows)
+    emit(df, fmt, None, readable_text=df.to_string(index=False))
+
+
+@app.command()
+def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set."),
+               strategies_file: Optional[Path] = StratFileOpt, fmt: str = FormatOpt):
+    """List the registered strategies with their parameters."""
+    check_format(fmt)
+    names = [get_game(game).name] if game else list(all_games())
+    if strategies_file is not None:
+        registry.load_file(strategies_file)
+    rows = []
+    for g in names:
+        for s in registry.strategies_for(g):
+            rows.append({"game": g, "strategy": s.name,
+                         "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
+                         "description": s.description})
+    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "description"])
+    emit(df, fmt, None, readable_text=df.to_string(index=False))
+
+
+@app.command()
+def simulate(
+    game: str = GameOpt,
+    seat: list[str] = typer.Option(..., "--seat", "-s", help="Strategy of the next seat (repeat per seat): name or name:k=v,k=v."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+):
+    """Play a fixed line-up (seat 0 starts) and report each seat's results."""
+    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    games_mode, count = _mode(rounds, games_)
+    players = [registry.parse_spec(spec.name, s) for s in seat]
+    plan = seat_plan(spec, players, games_mode, spec.config(**_game_options(dice_layout, deck_file)))
+    tally = _execute(plan, count, seed, threads, quiet)
+    df = result_table(plan, tally, seed)
+    unit = "games" if games_mode else "rounds"
+    emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} (95% intervals)")
+
+
+@app.command()
+def compare(
+    game: str = GameOpt,
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+):
+    """Rotate strategies over the seats on the same deals and compare them."""
+    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    games_mode, count = _mode(rounds, games_)
+    entries = [registry.parse_spec(spec.name, s) for s in strategy]
+    plan = rotation_plan(spec, players, entries, games_mode, spec.config(**_game_options(dice_layout, deck_file)))
+    tally = _execute(plan, count, seed, threads, quiet)
+    df = result_table(plan, tally, seed)
+    unit = "games" if games_mode else "rounds"
+    total = tally.blocks * plan.rotations
+    emit(df, fmt, out, preamble=(f"{spec.title}, {players} players, {total} {unit} ({tally.blocks} deals x "
+                                 f"{plan.rotations} seat rotations), seed {seed} (95% intervals over deals)"))
+
+
+@app.command()
+def bench(
+    game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set (default: all)."),
+    rounds: int = typer.Option(400_000, "--rounds", help="Rounds for the kernel timing."),
+    reference_rounds: int = typer.Option(2_000, "--reference-rounds", help="Rounds for the reference-engine timing."),
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
+):
+    """Rounds per second of each kernel and of its reference engine on the same work."""
+    from .bench import bench_game
+
+    check_format(fmt)
+    _compile_notice(quiet)
+    if rounds <= 0 or reference_rounds <= 0:
+        raise UsageError("--rounds and --reference-rounds must be positive")
+    names = [get_game(game).name] if game else list(all_games())
+    df = pd.DataFrame([bench_game(get_game(g), rounds, reference_rounds, threads) for g in names])
+    emit(df, fmt, None, readable_text=df.to_string(index=False))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning every usage problem into one line and exit status 2."""
+    try:
+        app(args=argv, standalone_mode=False, prog_name="llamasim")
+    except UsageError as exc:
+        print(f"llamasim: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except click.UsageError as exc:
+        print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        print("llamasim: aborted", file=sys.stderr)
+        sys.exit(130)
+    except click.ClickException as exc:
+        print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)

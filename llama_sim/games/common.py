@@ -1,0 +1,109 @@
+"""Pieces every rule set shares: the rule-set descriptor, scoring helpers, block statistics.
+
+Statistics layout (consumed by ``llama_sim.stats``): per deal block, the kernels add each seat's
+outcome into a vector ``v`` of length ``M * units`` (raw metric ``m`` of unit ``u`` at
+``m * units + u``), then add ``v`` to ``s1`` and ``outer(v, v)`` to ``s2``. Everything is int64, so
+chunks merge exactly in any order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from numba import njit, types
+
+from ..registry import POLICIES_TYPE
+
+ROUND_METRICS = ("penalty", "went_out", "quit")
+GAME_METRICS = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
+M_PENALTY, M_OUT, M_QUIT, M_ROUNDS, M_WIN60, M_FINAL = range(6)
+WIN_UNITS = 60  # lcm(1..6): a k-way shared win is 60 // k units, exactly
+GAME_END_SCORE = 40
+MAX_ROUNDS_PER_GAME = 10_000
+
+# run_blocks(seed, first_block, n_blocks, n_players, entry_of_seat[R, n], unit_of_seat[R, n],
+#            n_units, games_mode, policies, slot_of_entry, params[entries, MAX_PARAMS], cfg, s1, s2)
+RUN_BLOCKS_SIG = types.void(
+    types.uint64, types.int64, types.int64, types.int64,
+    types.int64[:, ::1], types.int64[:, ::1], types.int64, types.boolean,
+    POLICIES_TYPE, types.int64[::1], types.float64[:, ::1], types.int64[::1],
+    types.int64[::1], types.int64[:, ::1],
+)
+
+
+@dataclass
+class GameSpec:
+    """What the simulator needs to know about a rule set."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    run_blocks: Callable  # a llama_sim.jit.Kernel with RUN_BLOCKS_SIG
+    reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
+    config: Callable[..., np.ndarray]  # options -> cfg int64 array
+    describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
+    options: dict[str, str] = field(default_factory=dict)  # option name -> help
+
+
+@njit(cache=True, nogil=True)
+def distinct_penalty(counts, penalty_of_code):
+    """Each distinct card value in ``counts`` scores once."""
+    total = 0
+    for c in range(counts.shape[0]):
+        if counts[c] > 0:
+            total += penalty_of_code[c]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def largest_token(score, allow20):
+    """The token a player returns when they may return one: the largest the score allows."""
+    if allow20 and score >= 20:
+        return 20
+    if score >= 10:
+        return 10
+    if score >= 1:
+        return 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def win_units(final, n):
+    """60 // k to each of the k players tied on the lowest score, 0 to the rest."""
+    out = np.zeros(n, np.int64)
+    low = final[0]
+    for s in range(1, n):
+        if final[s] < low:
+            low = final[s]
+    k = 0
+    for s in range(n):
+        if final[s] == low:
+            k += 1
+    for s in range(n):
+        if final[s] == low:
+            out[s] = WIN_UNITS // k
+    return out
+
+
+@njit(cache=True, nogil=True)
+def add_seat(v, units, u, penalty, went_out, quit, rounds, win60, final, games_mode):
+    v[M_PENALTY * units + u] += penalty
+    v[M_OUT * units + u] += went_out
+    v[M_QUIT * units + u] += quit
+    if games_mode:
+        v[M_ROUNDS * units + u] += rounds
+        v[M_WIN60 * units + u] += win60
+        v[M_FINAL * units + u] += final
+
+
+@njit(cache=True, nogil=True)
+def accumulate(v, s1, s2):
+    d = v.shape[0]
+    for i in range(d):
+        vi = v[i]
+        s1[i] += vi
+        if vi != 0:
+            for j in range(d):
+                s2[i, j] += vi * v[j]

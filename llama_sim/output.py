@@ -1,0 +1,103 @@
+"""Result tables: the tidy long layout, readable printing, and safe file output."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import UsageError
+
+RESULT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "n", "seed"]
+FORMATS = ("table", "csv", "json")
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown --format '{fmt}' (use {', '.join(FORMATS)})")
+
+
+def check_out(path: Path | None, force: bool) -> None:
+    """Refuse before any work is done, so a long run never ends in a refused write."""
+    if path is None:
+        return
+    if path.suffix.lower() not in (".csv", ".json", ".parquet"):
+        raise UsageError(f"--out {path}: use a .csv, .json or .parquet file name")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise UsageError(f"--out {path}: folder {path.parent} does not exist")
+
+
+def write_table(df: pd.DataFrame, path: Path) -> None:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        df.to_csv(path, index=False)
+    elif suffix == ".parquet":
+        df.to_parquet(path, index=False)
+    else:
+        path.write_text(to_json(df) + "\n")
+
+
+def _clean(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if np.isnan(value) else float(value)
+    return value
+
+
+def to_json(df: pd.DataFrame) -> str:
+    rows = [{k: _clean(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+    return json.dumps(rows, indent=1)
+
+
+def _fmt(value: float, metric: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4f}" if metric.endswith("rate") else f"{value:.3f}"
+
+
+def readable(df: pd.DataFrame) -> str:
+    """One line per strategy/seat, one column per metric, each as ``value [low, high]``."""
+    if df.empty:
+        return "(no rows)"
+    keys = ["strategy", "seat"]
+    metrics = list(dict.fromkeys(df["metric"]))
+    lines = []
+    header = ["strategy", "seat"] + metrics + ["n"]
+    body = []
+    for (strategy, seat), group in df.groupby(keys, sort=False, dropna=False):
+        cells = [str(strategy), "all" if pd.isna(seat) else str(int(seat))]
+        by_metric = {row.metric: row for row in group.itertuples()}
+        for m in metrics:
+            r = by_metric.get(m)
+            cells.append("-" if r is None else f"{_fmt(r.value, m)} [{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]")
+        cells.append(str(int(group["n"].iloc[0])))
+        body.append(cells)
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for row in body:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+    return "\n".join(lines)
+
+
+def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None) -> None:
+    """Print in the chosen format (JSON: one document, nothing else) and write ``out`` if given."""
+    if out is not None:
+        write_table(df, out)
+    if fmt == "json":
+        sys.stdout.write(to_json(df) + "\n")
+    elif fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    else:
+        if preamble:
+            print(preamble)
+        print(readable_text if readable_text is not None else readable(df))
+        if out is not None:
+            print(f"wrote {out}")

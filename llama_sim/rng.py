@@ -1,0 +1,98 @@
+"""Counter-based seeding and a small jitted generator (xoroshiro128++).
+
+Why our own generator: every random draw, in the kernels and in the plain-Python reference
+engines alike, goes through these functions on an explicit ``uint64[2]`` state array, so the two
+engines consume identical streams and a result depends only on ``(seed, block index, stream)``,
+never on threads, chunking or backend.
+
+Streams: each deal block gets independent states derived from ``(seed, block, stream)`` by
+SplitMix64 hashing: ``DEAL_STREAM`` shuffles the cards, ``POLICY_STREAM`` feeds the policies'
+randomness, ``DICE_STREAM`` rolls dice.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DEAL_STREAM = 0
+POLICY_STREAM = 1
+DICE_STREAM = 2
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U11 = np.uint64(11)
+_U17 = np.uint64(17)
+_U47 = np.uint64(47)
+_U49 = np.uint64(49)
+_U15 = np.uint64(15)
+_U21 = np.uint64(21)
+_U28 = np.uint64(28)
+_U36 = np.uint64(36)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True, nogil=True)
+def splitmix64(x):
+    """One SplitMix64 step: a strong 64-bit mixer used only for seeding."""
+    z = np.uint64(x) + _GOLDEN
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=True, nogil=True)
+def seed_state(state, seed, block, stream):
+    """Fill ``state`` (uint64[2]) for (seed, block, stream); never the all-zero state."""
+    h = splitmix64(np.uint64(seed))
+    h = splitmix64(h ^ np.uint64(block))
+    h = splitmix64(h ^ np.uint64(stream))
+    state[0] = splitmix64(h)
+    state[1] = splitmix64(state[0] ^ h)
+    if state[0] == 0 and state[1] == 0:
+        state[1] = _GOLDEN
+
+
+@njit(cache=True, nogil=True)
+def next_u64(state):
+    """xoroshiro128++ (Blackman & Vigna): fast, 2**128 - 1 period, passes BigCrush."""
+    s0 = state[0]
+    s1 = state[1]
+    x = s0 + s1
+    result = ((x << _U17) | (x >> _U47)) + s0
+    s1 ^= s0
+    state[0] = ((s0 << _U49) | (s0 >> _U15)) ^ s1 ^ (s1 << _U21)
+    state[1] = (s1 << _U28) | (s1 >> _U36)
+    return result
+
+
+@njit(cache=True, nogil=True)
+def uniform(state):
+    """A double in [0, 1) from the top 53 bits."""
+    return float(next_u64(state) >> _U11) * _INV53
+
+
+@njit(cache=True, nogil=True)
+def randint(state, n):
+    """An integer in [0, n): floor(uniform * n); bias at most n / 2**53, far below any MC error."""
+    return int(uniform(state) * n)
+
+
+@njit(cache=True, nogil=True)
+def shuffle(arr, state):
+    """Fisher-Yates in place, exactly len(arr) - 1 draws (so deals use a fixed amount of stream)."""
+    for i in range(arr.shape[0] - 1, 0, -1):
+        j = randint(state, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+
+
+def new_state(seed: int, block: int = 0, stream: int = 0) -> np.ndarray:
+    """A fresh generator state for Python callers (reference engines, tests, the advisor)."""
+    state = np.zeros(2, dtype=np.uint64)
+    seed_state(state, np.uint64(seed % 2**64), np.uint64(block % 2**64), np.uint64(stream))
+    return state

@@ -1,0 +1,37 @@
+"""Small jitted building blocks that many policies use."""
+from numba import njit
+
+from .. import rng as R
+
+
+@njit(cache=True)
+def random_legal(legal, rng):
+    """A uniformly random legal action (one draw from ``rng``)."""
+    k = 0
+    for a in range(legal.shape[0]):
+        k += legal[a]
+    pick = R.randint(rng, k)
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def first_legal(legal):
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def count_penalty(obs, start, penalty_of_code):
+    """Distinct-value penalty of a count vector stored in ``obs[start:start+len(penalty_of_code)]``."""
+    total = 0
+    for c in range(penalty_of_code.shape[0]):
+        if obs[start + c] > 0:
+            total += penalty_of_code[c]
+    return total

@@ -1,0 +1,54 @@
+"""Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.games.lama``."""
+import numpy as np
+from numba import njit
+
+from ..games.lama import (
+    DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_PLAYERS,
+    OBS_QUIT, OBS_SEAT, OBS_TOP, PENALTY, QUIT,
+)
+from ..registry import strategy
+from ._helpers import count_penalty, random_legal
+
+
+@strategy("lama", "always_quit", "Quits at its first decision.")
+def always_quit(obs, legal, params, rng):
+    return QUIT
+
+
+@strategy("lama", "random", "Uniformly random legal action.")
+def random(obs, legal, params, rng):
+    return random_legal(legal, rng)
+
+
+@njit(cache=True)
+def greedy_play(obs, legal):
+    """Equal card before the one-higher card (so a llama on a llama before a 1); -1 if none."""
+    top = obs[OBS_TOP]
+    if legal[top]:
+        return top
+    nxt = (top + 1) % N_CODES
+    if legal[nxt]:
+        return nxt
+    return -1
+
+
+@strategy("lama", "greedy", "Plays whenever it can (equal before one higher), else draws, else quits.")
+def greedy(obs, legal, params, rng):
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if legal[DRAW]:
+        return DRAW
+    return QUIT
+
+
+@strategy("lama", "threshold",
+          "As greedy, but when it cannot play it quits if its hand's penalty is at most quit_at, else draws.",
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")})
+def threshold(obs, legal, params, rng):
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if count_penalty(obs, OBS_HAND, PENALTY) <= params[0] or not legal[DRAW]:
+        return QUIT
+    return DRAW
