@@ -1,0 +1,434 @@
+"""Exact, mergeable tallies and the intervals reported from them.
+
+The simulation kernels reduce every *block* (one deal, played once per seat rotation in
+``compare`` or once in ``simulate``) to an integer vector ``v`` of length ``D = M * U``
+(M raw metrics x U units, flat index ``m * U + u``) and accumulate ``s1 = sum v``,
+``s2 = sum v v^T`` and the block count in int64.  Integer sums merge exactly in any order,
+so chunks from threads or Dask workers combine to identical results.
+
+Blocks, not seats, are the independent units: the seats of one deal share the cards, so
+every variance here is a variance *over blocks*.  Each reported number is a ratio of block
+totals ``R = sum X / sum Y``; its variance comes from the delta method,
+``var(R) ~= var_b(X_b - R Y_b) / (B * Ybar^2)`` with the sample (B-1) variance, computed
+from ``s1``/``s2`` alone through the exact block covariance matrix.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+ROUND_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit")
+GAME_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
+WIN_SCALE = 60  # win60 = 60/k per k-way tied win; 60 = lcm(1..6) keeps it an integer
+
+# reported metric -> (numerator raw metric, denominator raw metric or None, constant scale).
+# A None denominator means the constant Y_b = scale * appearances[u].
+_SPECS: dict[str, dict[str, tuple[str, str | None, int]]] = {
+    "round": {
+        "penalty_per_round": ("penalty", None, 1),
+        "went_out_rate": ("went_out", None, 1),
+        "quit_rate": ("quit", None, 1),
+    },
+    "game": {
+        "penalty_per_round": ("penalty", "rounds", 1),
+        "went_out_rate": ("went_out", "rounds", 1),
+        "quit_rate": ("quit", "rounds", 1),
+        "win_rate": ("win60", None, WIN_SCALE),
+        "final_score": ("final_score", None, 1),
+        "rounds_per_game": ("rounds", None, 1),
+    },
+}
+REPORTED: dict[str, tuple[str, ...]] = {mode: tuple(specs) for mode, specs in _SPECS.items()}
+POINT_METRICS = frozenset({"penalty_per_round", "final_score", "rounds_per_game"})
+RATE_METRICS = frozenset({"went_out_rate", "quit_rate", "win_rate"})
+LOWER_IS_BETTER = frozenset({"penalty_per_round", "final_score"})
+HIGHER_IS_BETTER = frozenset({"win_rate", "went_out_rate"})
+
+
+def _int_array(name: str, value, shape: tuple[int, ...]) -> np.ndarray:
+    """Integer arrays only: a float here means a kernel bug, and exact merging needs ints."""
+    arr = np.asarray(value)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer array, got dtype {arr.dtype}")
+    if arr.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
+    return arr.astype(np.int64)
+
+
+@dataclass(eq=False)
+class Tally:
+    """Additive sufficient statistics of B blocks: ``s1`` (D,), ``s2`` (D, D), int64.
+
+    ``appearances[u]`` is how many observations (rounds in round mode, games in game mode)
+    unit u contributes to every block.  The mode is read from ``metrics``.
+    """
+
+    metrics: tuple[str, ...]
+    units: int
+    appearances: np.ndarray
+    blocks: int
+    s1: np.ndarray
+    s2: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.metrics = tuple(self.metrics)
+        if self.metrics not in (ROUND_METRICS, GAME_METRICS):
+            raise ValueError(
+                f"metrics must be {ROUND_METRICS} (round mode) or {GAME_METRICS} (game mode), "
+                f"got {self.metrics}"
+            )
+        self.units = int(self.units)
+        if self.units < 1:
+            raise ValueError("units must be at least 1")
+        self.appearances = _int_array("appearances", self.appearances, (self.units,))
+        if (self.appearances < 0).any():
+            raise ValueError("appearances must be non-negative")
+        self.blocks = int(self.blocks)
+        if self.blocks < 0:
+            raise ValueError("blocks must be non-negative")
+        d = self.dim
+        self.s1 = _int_array("s1", self.s1, (d,))
+        self.s2 = _int_array("s2", self.s2, (d, d))
+        if not np.array_equal(self.s2, self.s2.T):
+            raise ValueError("s2 must be symmetric")
+
+    @property
+    def mode(self) -> str:
+        """``"game"`` when the tally carries per-game metrics, else ``"round"``."""
+        return "game" if self.metrics == GAME_METRICS else "round"
+
+    @property
+    def dim(self) -> int:
+        return len(self.metrics) * self.units
+
+    def index(self, metric: str, unit: int) -> int:
+        """Flat index of raw ``metric`` for ``unit`` (``m * U + u``)."""
+        if not 0 <= unit < self.units:
+            raise ValueError(f"unit {unit} out of range 0..{self.units - 1}")
+        return self.metrics.index(metric) * self.units + unit
+
+    @classmethod
+    def empty(cls, metrics, units: int, appearances) -> Tally:
+        """Zero-block tally: the identity of ``merge``."""
+        d = len(tuple(metrics)) * int(units)
+        return cls(metrics, units, np.asarray(appearances, dtype=np.int64), 0,
+                   np.zeros(d, np.int64), np.zeros((d, d), np.int64))
+
+    @classmethod
+    def from_blocks(cls, metrics, units: int, appearances, values) -> Tally:
+        """Tally of explicit per-block vectors ``values`` (shape (B, D), integers).
+
+        The same accumulation the kernels do; useful for reference code and tests.
+        """
+        d = len(tuple(metrics)) * int(units)
+        v = np.asarray(values)
+        if v.ndim != 2 or v.shape[1] != d:
+            raise ValueError(f"values must have shape (B, {d}), got {v.shape}")
+        if v.size and not np.issubdtype(v.dtype, np.integer):
+            raise ValueError(f"values must be integers, got dtype {v.dtype}")
+        v = v.astype(np.int64)
+        return cls(metrics, units, np.asarray(appearances, dtype=np.int64), v.shape[0],
+                   v.sum(axis=0), v.T @ v)
+
+    def merge(self, other: Tally) -> Tally:
+        """Exact sum of two tallies of the same experiment (same metrics, units, appearances)."""
+        if not isinstance(other, Tally):
+            raise TypeError(f"cannot merge Tally with {type(other).__name__}")
+        if (other.metrics != self.metrics or other.units != self.units
+                or not np.array_equal(other.appearances, self.appearances)):
+            raise ValueError("cannot merge tallies with different metrics, units or appearances")
+        return Tally(self.metrics, self.units, self.appearances.copy(),
+                     self.blocks + other.blocks, self.s1 + other.s1, self.s2 + other.s2)
+
+    def __add__(self, other):
+        if not isinstance(other, Tally):
+            return NotImplemented
+        return self.merge(other)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tally):
+            return NotImplemented
+        return (self.metrics == other.metrics and self.units == other.units
+                and self.blocks == other.blocks
+                and np.array_equal(self.appearances, other.appearances)
+                and np.array_equal(self.s1, other.s1) and np.array_equal(self.s2, other.s2))
+
+    __hash__ = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One reported number with its interval; ``n`` = observations (rounds or games) behind it."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    se: float
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.ci_high - self.ci_low) / 2
+
+
+def z_value(level: float) -> float:
+    """Two-sided normal quantile for confidence ``level`` (1.959964... for 0.95)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    return float(norm.ppf(0.5 + level / 2))
+
+
+def block_covariance(tally: Tally) -> np.ndarray | None:
+    """Sample (B-1) covariance matrix of the block vectors, or None when B < 2.
+
+    ``B*s2 - s1 s1^T`` is formed in exact Python integers (it would overflow int64 and lose
+    digits in float), so only the final division rounds.
+    """
+    b = tally.blocks
+    if b < 2:
+        return None
+    s1 = tally.s1.astype(object)
+    centred = b * tally.s2.astype(object) - np.outer(s1, s1)
+    return (centred / (b * (b - 1))).astype(float)
+
+
+def wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson score interval for proportion ``p`` from ``n`` (possibly effective) trials."""
+    if not n > 0 or math.isnan(p):
+        return math.nan, math.nan
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z * math.sqrt(max(p * (1 - p) / n + z2n / (4 * n), 0.0)) / (1 + z2n)
+    return centre - half, centre + half
+
+
+def _check_metric(tally: Tally, metric: str) -> tuple[str, str | None, int]:
+    specs = _SPECS[tally.mode]
+    if metric not in specs:
+        raise ValueError(f"metric {metric!r} is not reported in {tally.mode} mode; "
+                         f"choose from {REPORTED[tally.mode]}")
+    return specs[metric]
+
+
+def _linearise(tally: Tally, metric: str, unit: int) -> tuple[float, np.ndarray, int]:
+    """Value R, gradient g and observation count n for one (metric, unit).
+
+    ``g`` is the delta-method linearisation on the block vector:
+    ``R_hat - R ~= g . (vbar - E v)`` with ``g = (e_X - R e_Y) / Ybar``, hence
+    ``var(R) = g^T C g / B``.  For constant denominators ``e_Y`` drops out.
+    """
+    num, den, scale = _check_metric(tally, metric)
+    b = tally.blocks
+    g = np.zeros(tally.dim)
+    i = tally.index(num, unit)
+    if den is None:
+        n = int(tally.appearances[unit]) * b
+        y_total = scale * n
+    else:
+        j = tally.index(den, unit)
+        y_total = int(tally.s1[j])
+        n = y_total  # total rounds behind a per-round rate in game mode
+    if y_total == 0:
+        return math.nan, g * math.nan, n
+    r = int(tally.s1[i]) / y_total
+    ybar = y_total / b
+    g[i] = 1 / ybar
+    if den is not None:
+        g[j] = -r / ybar
+    return r, g, n
+
+
+def _variance(g: np.ndarray, cov: np.ndarray | None, blocks: int) -> float:
+    """``g^T C g / B``, clamped at 0 against rounding; NaN when B < 2.
+
+    Elementwise products and a plain sum instead of BLAS: deterministic on every machine, and
+    terms that cancel exactly (a unit compared with an identical twin) give exactly 0.
+    """
+    if cov is None or np.isnan(g).any():
+        return math.nan
+    return max(float(np.sum(np.outer(g, g) * cov)) / blocks, 0.0)
+
+
+def _estimate(tally: Tally, metric: str, unit: int, z: float, cov) -> Estimate:
+    r, g, n = _linearise(tally, metric, unit)
+    var = _variance(g, cov, tally.blocks)
+    se = math.sqrt(var)  # nan stays nan
+    if math.isnan(r) or math.isnan(var):
+        return Estimate(r, math.nan, math.nan, se, n)
+    if metric in POINT_METRICS:
+        return Estimate(r, r - z * se, r + z * se, se, n)
+    # Design-effect Wilson: n_eff = R(1-R)/var0(R), var0 using the B (not B-1) block variance
+    # so one Bernoulli observation per block gives n_eff == n exactly (textbook Wilson).
+    var0 = var * (tally.blocks - 1) / tally.blocks
+    if var0 <= 0 or r <= 0 or r >= 1:
+        n_eff = float(n)
+    else:
+        n_eff = r * (1 - r) / var0
+    lo, hi = wilson(r, n_eff, z)
+    return Estimate(r, lo, hi, se, n)
+
+
+def estimate(tally: Tally, metric: str, unit: int, level: float = 0.95) -> Estimate:
+    """Value and interval of reported ``metric`` for ``unit``.
+
+    Points metrics: ``R +- z se``.  Rates: Wilson interval with effective sample size
+    ``R(1-R)/var(R)`` (design effect of correlated seats/rounds; var(R) here with divisor B so
+    independent single-observation blocks give the textbook Wilson exactly), falling back to
+    the plain observation count when the variance is 0 or R is 0 or 1.  ``se`` always uses
+    the B-1 sample variance.  B < 2 gives NaN intervals;
+    a zero denominator gives a NaN value.
+    """
+    return _estimate(tally, metric, unit, z_value(level), block_covariance(tally))
+
+
+def summarise(tally: Tally, level: float = 0.95, metrics=None) -> pd.DataFrame:
+    """Tidy table, one row per (unit, reported metric): unit, metric, value, ci_low, ci_high, n.
+
+    ``metrics`` defaults to every metric reported in the tally's mode.
+    """
+    z = z_value(level)
+    cov = block_covariance(tally)
+    names = REPORTED[tally.mode] if metrics is None else tuple(metrics)
+    rows = []
+    for u in range(tally.units):
+        for m in names:
+            e = _estimate(tally, m, u, z, cov)
+            rows.append({"unit": u, "metric": m, "value": e.value, "ci_low": e.ci_low,
+                         "ci_high": e.ci_high, "n": e.n})
+    return pd.DataFrame(rows, columns=["unit", "metric", "value", "ci_low", "ci_high", "n"])
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm-Bonferroni step-down adjusted p-values (monotone in the raw order, capped at 1).
+
+    NaN entries stay NaN and do not count towards the number of tests.
+    """
+    p = np.asarray(pvalues, dtype=float).ravel()
+    out = np.full(p.shape, math.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    if ((q < 0) | (q > 1)).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    m = q.size
+    order = np.argsort(q, kind="stable")
+    adj = np.minimum(np.maximum.accumulate((m - np.arange(m)) * q[order]), 1.0)
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
+_PAIR_COLUMNS = ["unit_a", "unit_b", "metric", "diff", "ci_low", "ci_high", "p_value",
+                 "p_holm", "unpaired_ci_low", "unpaired_ci_high", "n_blocks"]
+
+
+def _pairs(tally: Tally, metric: str, z: float, cov) -> list[dict]:
+    lin = [_linearise(tally, metric, u) for u in range(tally.units)]
+    b = tally.blocks
+    rows = []
+    for a in range(tally.units):
+        for c in range(a + 1, tally.units):
+            (ra, ga, _), (rc, gc, _) = lin[a], lin[c]
+            diff = ra - rc
+            var = _variance(ga - gc, cov, b)
+            var_unpaired = _variance(ga, cov, b) + _variance(gc, cov, b)
+            se, se_u = math.sqrt(var), math.sqrt(var_unpaired)  # sqrt(nan) is nan
+            if math.isnan(diff) or math.isnan(se):
+                p = math.nan
+            elif se == 0:
+                p = 1.0 if diff == 0 else 0.0
+            else:
+                p = float(2 * norm.sf(abs(diff) / se))
+            rows.append({"unit_a": a, "unit_b": c, "metric": metric, "diff": diff,
+                         "ci_low": diff - z * se, "ci_high": diff + z * se, "p_value": p,
+                         "unpaired_ci_low": diff - z * se_u, "unpaired_ci_high": diff + z * se_u,
+                         "n_blocks": b})
+    return rows
+
+
+def paired(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
+    """Paired (common random numbers) differences R_a - R_b for every pair a < b.
+
+    Per block the difference is linearised as
+    ``d_b = (X_a,b - R_a Y_a,b)/Ybar_a - (X_b,b - R_b Y_b,b)/Ybar_b``; its block variance gives
+    a normal interval and a two-sided p-value, Holm-adjusted over the pairs in this table.
+    ``unpaired_ci_*`` treats the two estimates as independent (``se = sqrt(se_a^2 + se_b^2)``)
+    to show what pairing gains.  Zero standard error gives p = 1 for a zero difference, else 0.
+    """
+    rows = _pairs(tally, metric, z_value(level), block_covariance(tally))
+    df = pd.DataFrame(rows, columns=[c for c in _PAIR_COLUMNS if c != "p_holm"])
+    df.insert(_PAIR_COLUMNS.index("p_holm"), "p_holm", holm(df["p_value"].to_numpy()))
+    return df
+
+
+def ranking(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
+    """Units best first on ``metric`` with ``rank`` (1 = best) and ``indistinguishable_from``.
+
+    Lower is better for ``LOWER_IS_BETTER``, higher for ``HIGHER_IS_BETTER``; other metrics
+    raise ValueError.  ``indistinguishable_from`` is the tuple of units whose Holm-adjusted
+    paired p-value against this unit is >= 1 - level (or undefined): the data cannot separate
+    them.  Units with a NaN value sort last.
+    """
+    if metric in LOWER_IS_BETTER:
+        sign = 1.0
+    elif metric in HIGHER_IS_BETTER:
+        sign = -1.0
+    else:
+        raise ValueError(f"metric {metric!r} is not ranked; choose from "
+                         f"{sorted(LOWER_IS_BETTER | HIGHER_IS_BETTER)}")
+    summ = summarise(tally, level, metrics=(metric,))
+    pairs = paired(tally, metric, level)
+    alpha = 1 - level
+    close: dict[int, list[int]] = {u: [] for u in range(tally.units)}
+    for a, b, p in zip(pairs["unit_a"], pairs["unit_b"], pairs["p_holm"]):
+        if not p < alpha:  # NaN counts as "cannot separate"
+            close[a].append(b)
+            close[b].append(a)
+    key = summ["value"].to_numpy() * sign
+    order = sorted(range(tally.units), key=lambda u: (math.isnan(key[u]), key[u], u))
+    out = summ.iloc[order].reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, tally.units + 1))
+    out["indistinguishable_from"] = [tuple(sorted(close[u])) for u in out["unit"]]
+    return out
+
+
+def max_half_width(tally: Tally, metrics=None, level: float = 0.95,
+                   pairs: bool = False) -> float:
+    """Largest interval half-width ((ci_high - ci_low)/2) over ``metrics`` and all units.
+
+    With ``pairs=True`` the paired differences of every unit pair count too.  Any undefined
+    interval (B < 2, zero denominator) makes the result ``inf``: precision is not known yet.
+    """
+    names = REPORTED[tally.mode] if metrics is None else tuple(metrics)
+    z = z_value(level)
+    cov = block_covariance(tally)
+    widths = []
+    for m in names:
+        for u in range(tally.units):
+            widths.append(_estimate(tally, m, u, z, cov).half_width)
+        if pairs:
+            widths.extend((r["ci_high"] - r["ci_low"]) / 2 for r in _pairs(tally, m, z, cov))
+    if not widths:
+        return 0.0
+    w = np.asarray(widths, dtype=float)
+    return math.inf if np.isnan(w).any() else float(w.max())
+
+
+def should_stop(tally: Tally, precision: float, metrics=None, level: float = 0.95,
+                min_blocks: int = 200, pairs: bool = False) -> bool:
+    """Sequential stopping rule for ``--precision``.
+
+    Check after each batch of blocks; stop once ``blocks >= min_blocks`` and every half-width
+    (``max_half_width`` with the same arguments) is ``<= precision``.  The ``min_blocks`` floor
+    keeps the variance estimate itself from being too noisy to trust on an early lucky batch.
+    """
+    if precision <= 0:
+        raise ValueError("precision must be positive")
+    if tally.blocks < min_blocks:
+        return False
+    return max_half_width(tally, metrics, level, pairs) <= precision
