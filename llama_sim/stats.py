@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from statistics import NormalDist
 
 ROUND_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit")
 GAME_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
@@ -180,7 +180,7 @@ def z_value(level: float) -> float:
     """Two-sided normal quantile for confidence ``level`` (1.959964... for 0.95)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    return float(norm.ppf(0.5 + level / 2))
+    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def block_covariance(tally: Tally) -> np.ndarray | None:
@@ -343,7 +343,7 @@ def _pairs(tally: Tally, metric: str, z: float, cov) -> list[dict]:
             elif se == 0:
                 p = 1.0 if diff == 0 else 0.0
             else:
-                p = float(2 * norm.sf(abs(diff) / se))
+                p = 2 * NormalDist().cdf(-abs(diff) / se)
             rows.append({"unit_a": a, "unit_b": c, "metric": metric, "diff": diff,
                          "ci_low": diff - z * se, "ci_high": diff + z * se, "p_value": p,
                          "unpaired_ci_low": diff - z * se_u, "unpaired_ci_high": diff + z * se_u,
