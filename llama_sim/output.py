@@ -78,7 +78,9 @@ def readable(df: pd.DataFrame) -> str:
         for m in metrics:
             r = by_metric.get(m)
             cells.append("-" if r is None else f"{_fmt(r.value, m)} [{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]")
-        cells.append(str(int(group["n"].iloc[0])))
+        # n of the games count when there is one (win_rate), else of the first metric
+        n_row = by_metric.get("win_rate") or next(iter(by_metric.values()))
+        cells.append(str(int(n_row.n)))
         body.append(cells)
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))

@@ -114,7 +114,7 @@ def test_everyone_quitting_ends_the_round():
 
 # ----------------------------------------------------------------------------- kernel vs reference
 
-SPECS = ["greedy", "threshold", "threshold:quit_at=3", "random", "always_quit"]
+SPECS = ["greedy", "threshold", "threshold:quit_at=3", "random", "always_quit", "smart", "smart:quit_at=9,ten_quit_at=2"]
 
 
 def kernel_round(deck, specs, prng_seed, start=0):
@@ -161,7 +161,7 @@ def test_kernel_equals_reference_on_fixed_decks(seed, n, start, mix):
 
 @pytest.mark.parametrize("games_mode,blocks", [(False, 300), (True, 20)])
 def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
-    players = [registry.parse_spec("lama", s) for s in ["greedy", "random", "threshold:quit_at=5", "always_quit"]]
+    players = [registry.parse_spec("lama", s) for s in ["greedy", "random", "threshold:quit_at=5", "smart"]]
     plan = rotation_plan(lama.GAME, 4, players, games_mode, np.zeros(1, np.int64))
     tally = run(plan, 99, 0, blocks, threads=1)
     d = tally.s1.shape[0]
@@ -172,7 +172,7 @@ def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
 
 
 def test_kernel_game_equals_reference_game():
-    specs = ["greedy", "random", "threshold", "threshold:quit_at=2"]
+    specs = ["greedy", "random", "threshold", "smart"]
     players = [registry.parse_spec("lama", s) for s in specs]
     policies, slots = registry.policy_tuple(players)
     params = np.array([p.params for p in players])

@@ -1,11 +1,7 @@
 """Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.games.lama``."""
-import numpy as np
 from numba import njit
 
-from ..games.lama import (
-    DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_PLAYERS,
-    OBS_QUIT, OBS_SEAT, OBS_TOP, PENALTY, QUIT,
-)
+from ..games.lama import DRAW, N_CODES, OBS_HAND, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
 from ..registry import strategy
 from ._helpers import count_penalty, random_legal
 
@@ -52,3 +48,18 @@ def threshold(obs, legal, params, rng):
     if count_penalty(obs, OBS_HAND, PENALTY) <= params[0] or not legal[DRAW]:
         return QUIT
     return DRAW
+
+
+@strategy("lama", "smart",
+          "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
+          "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
+          params={"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
+                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")})
+def smart(obs, legal, params, rng):
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if not legal[DRAW]:
+        return QUIT
+    limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
+    return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW
