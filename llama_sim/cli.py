@@ -9,10 +9,14 @@ import time
 from pathlib import Path
 from typing import Optional
 
-import click
 import numpy as np
 import pandas as pd
 import typer
+
+try:  # typer >= 0.20 ships its own copy of click; older versions use click itself
+    from typer._click import exceptions as cx
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as cx
 
 from . import jit, registry, stats
 from .errors import UsageError
@@ -116,7 +120,13 @@ def result_table(plan: Plan, tally: stats.Tally, seed: int) -> pd.DataFrame:
     return df[RESULT_COLUMNS]
 
 
+def _check_threads(threads: Optional[int]) -> None:
+    if threads is not None and threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {threads}")
+
+
 def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:
+    _check_threads(threads)
     n_blocks = blocks_for(plan, count)
     progress = _Progress(n_blocks, not quiet, "games" if plan.games_mode else "rounds")
     try:
@@ -233,14 +243,18 @@ def main(argv: list[str] | None = None) -> None:
     except UsageError as exc:
         print(f"llamasim: error: {exc}", file=sys.stderr)
         sys.exit(2)
-    except click.UsageError as exc:
-        print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(2)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except cx.NoArgsIsHelpError as exc:
+        print(exc.ctx.get_help() if exc.ctx else exc.format_message())
+        sys.exit(0)
+    except cx.UsageError as exc:
+        message = " ".join(exc.format_message().split())
+        print(f"llamasim: error: {message}", file=sys.stderr)
+        sys.exit(2)
+    except cx.Abort:
         print("llamasim: aborted", file=sys.stderr)
         sys.exit(130)
-    except click.ClickException as exc:
+    except cx.ClickException as exc:
         print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)

@@ -1,0 +1,140 @@
+"""The CLI contract: output layout, formats, files, and one-line errors with exit status 2."""
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from llama_sim.cli import main
+from llama_sim.output import RESULT_COLUMNS
+
+
+def call(capsys, *args):
+    """Run the CLI in-process; return (exit status, stdout, stderr)."""
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_module_entry_point_and_help():
+    res = subprocess.run([sys.executable, "-m", "llama_sim", "--help"], capture_output=True, text=True)
+    assert res.returncode == 0 and "compare" in res.stdout and "simulate" in res.stdout
+
+
+def test_console_script_bad_input_exit_2_one_line():
+    res = subprocess.run(["llamasim", "compare", "--game", "lama", "nosuch", "greedy"], capture_output=True, text=True)
+    assert res.returncode == 2
+    assert res.stderr.strip().count("\n") == 0 and "unknown lama strategy 'nosuch'" in res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["compare", "-g", "lama", "nosuch", "greedy"], "unknown lama strategy"),
+    (["compare", "-g", "lama", "threshold:bogus=1", "greedy"], "has no parameter 'bogus'"),
+    (["compare", "-g", "lama", "threshold:quit_at=-3", "greedy"], "outside"),
+    (["compare", "-g", "lama", "threshold:quit_at=x", "greedy"], "not a number"),
+    (["compare", "-g", "lama", "-p", "7", "greedy", "threshold"], "2 to 6 players"),
+    (["compare", "-g", "lama", "-p", "1", "greedy"], "2 to 6 players"),
+    (["simulate", "-g", "lama", "-s", "greedy"], "2 to 6 players"),
+    (["simulate", "-g", "lama"] + ["-s", "greedy"] * 7, "2 to 6 players"),
+    (["compare", "-g", "lama", "--rounds", "-5", "greedy", "threshold"], "must be positive"),
+    (["compare", "-g", "lama", "--rounds", "0", "greedy", "threshold"], "must be positive"),
+    (["compare", "-g", "lama", "--rounds", "ten", "greedy", "threshold"], "--rounds"),
+    (["compare", "-g", "chess", "greedy"], "unknown game 'chess'"),
+    (["compare", "-g", "lama", "--format", "xml", "greedy"], "unknown --format"),
+    (["compare", "-g", "lama", "--rounds", "10", "--games", "10", "greedy"], "not both"),
+    (["compare", "-g", "lama", "-p", "2", "greedy", "threshold", "random"], "do not fit 2 seats"),
+    (["compare", "-g", "lama", "--nosuch-option", "greedy"], "nosuch-option"),
+    (["compare", "-g", "lama", "--threads", "0", "greedy", "threshold"], "threads"),
+    (["compare", "-g", "lama", "--strategies-file", "/nonexistent.py", "greedy"], "not found"),
+    (["compare", "-g", "lama", "--dice-layout", "12-34-56", "greedy"], "lama takes no rule-set options"),
+    (["nosuchcommand"], "nosuchcommand"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, args, needle):
+    code, out, err = call(capsys, *args)
+    assert code == 2, (code, err)
+    assert needle in err and err.count("\n") == 1 and err.startswith("llamasim: error:")
+    assert "Traceback" not in err and out == ""
+
+
+def test_compare_json_is_one_document_in_the_contract_layout(capsys):
+    code, out, err = call(capsys, "compare", "-g", "lama", "-p", "3", "greedy", "threshold", "--rounds", "3000",
+                          "--format", "json", "--seed", "4")
+    assert code == 0
+    rows = json.loads(out)
+    assert list(rows[0]) == RESULT_COLUMNS
+    assert {r["strategy"] for r in rows} == {"greedy", "threshold"}
+    assert {r["metric"] for r in rows} == {"penalty_per_round", "went_out_rate", "quit_rate"}
+    assert all(r["seat"] is None and r["game"] == "lama" and r["players"] == 3 and r["seed"] == 4 for r in rows)
+    for r in rows:
+        assert r["ci_low"] <= r["value"] <= r["ci_high"]
+    greedy_n = next(r["n"] for r in rows if r["strategy"] == "greedy")
+    assert greedy_n == 2 * 3000  # greedy fills seats 0 and 2 of 3, in all 3 rotations of 1000 deals
+
+
+def test_games_mode_reports_win_rate_and_shares_sum_to_one(capsys):
+    code, out, _ = call(capsys, "compare", "-g", "lama", "-p", "4", "smart", "greedy", "--games", "400",
+                        "--format", "json")
+    rows = pd.DataFrame(json.loads(out))
+    assert set(rows.metric) == {"penalty_per_round", "went_out_rate", "quit_rate", "win_rate", "final_score",
+                                "rounds_per_game"}
+    win = rows[rows.metric == "win_rate"].set_index("strategy").value
+    assert abs(2 * win.sum() - 1) < 1e-12  # each strategy holds two of the four seats; wins are shared
+    assert (rows[rows.metric == "win_rate"].n == 800).all()
+
+
+def test_simulate_reports_per_seat_and_threads_do_not_matter(capsys):
+    args = ["simulate", "-g", "lama", "-s", "greedy", "-s", "random", "-s", "always_quit", "--rounds", "5000",
+            "--format", "csv", "--seed", "9"]
+    _, one, _ = call(capsys, *args, "--threads", "1")
+    _, two, _ = call(capsys, *args, "--threads", "2")
+    assert one == two
+    df = pd.read_csv(__import__("io").StringIO(one))
+    assert list(df.columns) == RESULT_COLUMNS and sorted(df.seat.unique()) == [0, 1, 2]
+    quit_rate = df[(df.strategy == "always_quit") & (df.metric == "quit_rate")].value.item()
+    assert quit_rate == 1.0
+
+
+def test_out_file_written_and_never_overwritten_without_force(capsys, tmp_path):
+    target = tmp_path / "res.csv"
+    base = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", "2000", "-q"]
+    assert call(capsys, *base, "--out", str(target))[0] == 0
+    first = target.read_text()
+    assert list(pd.read_csv(target).columns) == RESULT_COLUMNS
+    code, _, err = call(capsys, *base, "--seed", "2", "--out", str(target))
+    assert code == 2 and "--force" in err and target.read_text() == first
+    assert call(capsys, *base, "--seed", "2", "--out", str(target), "--force")[0] == 0
+    assert target.read_text() != first
+    pq = tmp_path / "res.parquet"
+    assert call(capsys, *base, "--out", str(pq), "--format", "json")[0] == 0
+    assert list(pd.read_parquet(pq).columns) == RESULT_COLUMNS
+
+
+def test_user_strategy_file(capsys, tmp_path):
+    src = tmp_path / "mine.py"
+    src.write_text(
+        "from llama_sim.registry import strategy\n"
+        "from llama_sim.games.lama import QUIT\n"
+        "@strategy('lama', 'quit_now_user', 'a user strategy', params={'unused': (1, 0, 2)})\n"
+        "def quit_now_user(obs, legal, params, rng):\n"
+        "    return QUIT\n")
+    code, out, _ = call(capsys, "strategies", "-g", "lama", "--strategies-file", str(src))
+    assert code == 0 and "quit_now_user" in out and "unused=1 [0, 2]" in out
+    code, out, _ = call(capsys, "simulate", "-g", "lama", "-s", "quit_now_user:unused=2", "-s", "always_quit",
+                        "--rounds", "2000", "--strategies-file", str(src), "--format", "json")
+    rows = json.loads(out)
+    assert {r["strategy"] for r in rows} == {"quit_now_user:unused=2", "always_quit"}
+
+
+def test_games_and_strategies_listings(capsys):
+    code, out, _ = call(capsys, "games", "--format", "json")
+    games = {g["game"]: g for g in json.loads(out)}
+    assert games["lama"]["players"] == "2-6"
+    code, out, _ = call(capsys, "strategies", "--game", "lama", "--format", "json")
+    names = {r["strategy"] for r in json.loads(out)}
+    assert {"always_quit", "random", "greedy", "threshold", "smart"} <= names
