@@ -4,6 +4,7 @@ Every user error becomes one line on stderr and exit status 2 (see ``main``).
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -236,6 +237,78 @@ def bench(
     emit(df, fmt, None, readable_text=df.to_string(index=False))
 
 
+def _sweep_values(param: str) -> tuple[str, np.ndarray]:
+    """``k=lo:hi:step`` -> (k, values lo, lo+step, ..., hi)."""
+    key, eq, spec = param.partition("=")
+    parts = spec.split(":")
+    if not eq or not key.strip() or len(parts) != 3:
+        raise UsageError(f"--param '{param}' must look like k=lo:hi:step, e.g. quit_at=0:20:2")
+    try:
+        lo, hi, step = (float(x) for x in parts)
+    except ValueError:
+        raise UsageError(f"--param '{param}': lo, hi and step must be numbers") from None
+    if step <= 0 or hi < lo:
+        raise UsageError(f"--param '{param}': need step > 0 and lo <= hi")
+    count = int(np.floor((hi - lo) / step + 1e-9)) + 1
+    if count > 200:
+        raise UsageError(f"--param '{param}' gives {count} values; at most 200")
+    return key.strip(), lo + step * np.arange(count)
+
+
+@app.command()
+def sweep(
+    game: str = GameOpt,
+    strategy: str = typer.Option(..., "--strategy", help="The strategy whose parameter is swept (name or name:k=v)."),
+    param: str = typer.Option(..., "--param", help="Parameter range k=lo:hi:step, e.g. quit_at=0:20:1."),
+    vs: list[str] = typer.Option([], "--vs", help="Opponent strategies (repeatable; default: the swept strategy at its defaults)."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+):
+    """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
+
+    Each value plays a rotated comparison against the opponents on the same seed, so values are
+    compared on common deals. The table adds columns param and param_value to the result layout;
+    the readable view shows the headline metric (penalty per round, or win rate with --games) and
+    its paired difference to the first opponent."""
+    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    games_mode, count = _mode(rounds, games_)
+    key, values = _sweep_values(param)
+    base = registry.parse_spec(spec.name, strategy)
+    if key not in {p.name for p in base.strategy.params}:
+        known = ", ".join(p.name for p in base.strategy.params) or "none"
+        raise UsageError(f"{spec.name} strategy '{base.strategy.name}' has no parameter '{key}' (parameters: {known})")
+    opponents = [registry.parse_spec(spec.name, v) for v in vs] or [registry.parse_spec(spec.name, base.strategy.name)]
+    cfg = spec.config(**_game_options(dice_layout, deck_file))
+    name, _, rest = strategy.partition(":")
+    fixed = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() != key]
+    headline = "win_rate" if games_mode else "penalty_per_round"
+    tables, lines = [], []
+    for value in values:
+        swept = registry.parse_spec(spec.name, f"{name}:" + ",".join(fixed + [f"{key}={value:g}"]))
+        plan = rotation_plan(spec, players, [swept] + opponents, games_mode, cfg)
+        tally = _execute(plan, count, seed, threads, quiet)
+        df = result_table(plan, tally, seed)
+        df = df[df.strategy == plan.unit_labels[0]].assign(param=key, param_value=float(value))
+        tables.append(df)
+        est = stats.estimate(tally, headline, 0)
+        diff = stats.paired(tally, headline).iloc[0]
+        lines.append((float(value), est, diff))
+    table = pd.concat(tables, ignore_index=True)
+    pick = max if headline == "win_rate" else min
+    best = pick(lines, key=lambda x: x[1].value)[0]
+    opp = plan.unit_labels[1]
+    text = [f"{key:>10}  {headline:<26}  vs {opp}: difference"]
+    for value, est, diff in lines:
+        mark = "  <- best" if value == best else ""
+        text.append(f"{value:>10g}  {est.value:8.4f} [{est.ci_low:.4f}, {est.ci_high:.4f}]  "
+                    f"{diff['diff']:+.4f} [{diff.ci_low:+.4f}, {diff.ci_high:+.4f}]{mark}")
+    emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}",
+         readable_text="\n".join(text))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning every usage problem into one line and exit status 2."""
     try:
@@ -252,9 +325,18 @@ def main(argv: list[str] | None = None) -> None:
         message = " ".join(exc.format_message().split())
         print(f"llamasim: error: {message}", file=sys.stderr)
         sys.exit(2)
-    except cx.Abort:
+    except typer.Abort:
         print("llamasim: aborted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:  # e.g. `llamasim ... | head`: the reader left, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
+    except ValueError as exc:
+        if "illegal action" not in str(exc):
+            raise
+        # A user's strategy broke the policy contract: their input, so one line, not a traceback.
+        print(f"llamasim: error: {exc} (check the strategy's use of the legal mask)", file=sys.stderr)
+        sys.exit(2)
     except cx.ClickException as exc:
         print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)

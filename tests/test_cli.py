@@ -138,3 +138,34 @@ def test_games_and_strategies_listings(capsys):
     code, out, _ = call(capsys, "strategies", "--game", "lama", "--format", "json")
     names = {r["strategy"] for r in json.loads(out)}
     assert {"always_quit", "random", "greedy", "threshold", "smart"} <= names
+
+
+def test_sweep_finds_the_known_best_threshold_region(capsys):
+    code, out, _ = call(capsys, "sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=0:12:6",
+                        "--vs", "greedy", "--rounds", "20000", "--format", "json")
+    assert code == 0
+    rows = pd.DataFrame(json.loads(out))
+    assert list(rows.columns) == RESULT_COLUMNS + ["param", "param_value"]
+    pen = rows[rows.metric == "penalty_per_round"].set_index("param_value").value
+    assert list(pen.index) == [0.0, 6.0, 12.0]
+    # quit_at=0 never quits while it can draw: greedy itself; 6 is far better than both ends.
+    assert pen[6.0] < pen[0.0] - 0.5 and pen[6.0] < pen[12.0] - 0.3
+
+
+@pytest.mark.parametrize("param,needle", [("quit_at", "k=lo:hi:step"), ("quit_at=5:1:1", "lo <= hi"),
+                                          ("quit_at=0:1:0", "step > 0"), ("nope=0:1:1", "no parameter 'nope'")])
+def test_sweep_bad_ranges(capsys, param, needle):
+    code, out, err = call(capsys, "sweep", "-g", "lama", "--strategy", "threshold", "--param", param)
+    assert code == 2 and needle in err and err.count("\n") == 1
+
+
+def test_strategy_breaking_the_contract_is_one_line(capsys, tmp_path):
+    src = tmp_path / "cheat.py"
+    src.write_text(
+        "from llama_sim.registry import strategy\n"
+        "@strategy('lama', 'cheat_cli_test', 'draws even when it may not')\n"
+        "def cheat_cli_test(obs, legal, params, rng):\n"
+        "    return 7\n")
+    code, out, err = call(capsys, "simulate", "-g", "lama", "-s", "cheat_cli_test", "-s", "always_quit",
+                          "--rounds", "50", "--strategies-file", str(src))
+    assert code == 2 and "illegal action" in err and err.count("\n") == 1
