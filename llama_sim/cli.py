@@ -195,27 +195,356 @@ def simulate(
     emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} (95% intervals)")
 
 
+# ------------------------------------------------------------------------------------ compare
+
+COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "all")
+DEFAULT_MAX_ROUNDS = 20_000_000
+
+
+def _compare_views(view: Optional[str], fmt: str, seat_table: bool) -> tuple[str, ...]:
+    """Which tables a compare run prints: ``all`` by default for the readable table, else
+    ``results`` (the contract's table); csv holds one table only."""
+    names = ("results", "seats") if seat_table else ("results", "paired", "ranking")
+    if view is None:
+        if fmt != "table":
+            view = "results"
+        else:  # the seat table already shows every seat's value
+            view = "seats" if seat_table else "all"
+    if view not in COMPARE_VIEWS:
+        raise UsageError(f"unknown --view '{view}' (use {', '.join(names + ('all',))})")
+    if view == "all":
+        if fmt == "csv":
+            raise UsageError(f"--format csv prints one table: choose --view {'|'.join(names)} "
+                             "(--format json holds them all)")
+        return names
+    if view not in names:
+        raise UsageError(f"--view {view} needs {'no ' if seat_table else ''}--seat-table "
+                         f"(this run has: {', '.join(names)})")
+    return (view,)
+
+
+def _out_paths(out: Optional[Path], names: tuple[str, ...], force: bool) -> dict[str, Path]:
+    """``x.csv`` holds the results, ``x.<table>.csv`` every other table; all checked before running."""
+    if out is None:
+        return {}
+    paths = {n: out if n == "results" else out.with_name(f"{out.stem}.{n}{out.suffix}") for n in names}
+    for path in paths.values():
+        check_out(path, force)
+    return paths
+
+
+def _note(quiet: bool, text: str) -> None:
+    if not quiet:
+        print(f"llamasim: {text}", file=sys.stderr, flush=True)
+
+
+class _BatchProgress:
+    """A fresh progress bar per ``--precision`` batch (its size is only known when it starts)."""
+
+    def __init__(self, quiet: bool, what: str):
+        self.quiet, self.what, self.bar = quiet, what, None
+
+    def __call__(self, units: int):
+        self.close()
+        self.bar = _Progress(units, not self.quiet, self.what)
+        return self.bar
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run_work(work, seed: int, backend, count: Optional[int], precision: Optional[float], max_rounds: int,
+              half_width, quiet: bool) -> tuple[stats.Tally, dict]:
+    """Fixed count (at least ``min_blocks`` deal blocks) or the ``--precision`` loop."""
+    from .simulate import deals, min_blocks, run_to_precision
+
+    what = "games" if work.games_mode else "rounds"
+    n_strata = 1 if isinstance(work, Plan) else len(work.tables)
+    floor = min_blocks(work, precision is not None)
+    label = f"{work.game.name} {work.n_players}p {what}"
+    start = time.perf_counter()
+    info: dict = {}
+    if precision is None:
+        blocks = blocks_for(work, count)
+        if blocks < floor:
+            _note(quiet, f"{count} {what} raised to {floor * work.rows} ({floor} blocks of {work.rows} seatings): "
+                         "an interval needs at least 2 deal blocks")
+            blocks = floor
+        progress = _Progress(blocks * n_strata, not quiet, label)
+        try:
+            tally = run(work, seed, 0, blocks, progress=progress, backend=backend)
+        finally:
+            progress.close()
+    else:
+        first = max(floor, blocks_for(work, count) if count else floor)
+        cap = max(first, max_rounds // work.rows)
+        bars = _BatchProgress(quiet, label)
+        try:
+            res = run_to_precision(work, seed, precision, half_width, first, cap, backend=backend,
+                                   progress_factory=lambda blocks: bars(blocks * n_strata))
+        finally:
+            bars.close()
+        tally = res.tally
+        info = {"precision": precision, "precision_reached": res.reached, "max_half_width": res.half_width,
+                "batches_blocks": res.batches}
+        if not res.reached:
+            _note(quiet, f"{label}: precision {precision:g} not reached within --max-rounds {max_rounds}: "
+                         f"largest half-width {res.half_width:.4g}")
+    seconds = time.perf_counter() - start
+    plays = tally.blocks * work.rows
+    info = {"game": work.game.name, "players": work.n_players, what: plays, "deal_blocks": tally.blocks,
+            "seatings_per_block": work.rows, "strata": n_strata, "deals": deals(work, tally),
+            "seconds": round(seconds, 3), f"{what}_per_second": round(plays / seconds) if seconds > 0 else None,
+            **info}
+    return tally, info
+
+
+def _num(value, digits: int = 4, sign: bool = False) -> str:
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def _pval(p: float) -> str:
+    import math
+
+    if p is None or math.isnan(p):
+        return "-"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _aligned(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def _readable_paired(df: pd.DataFrame) -> str:
+    rows = [["metric", "a", "b", "a - b [95% paired CI]", "p (Holm)", "verdict", "unpaired CI (same data)"]]
+    for r in df.itertuples():
+        verdict = f"{r.better} better" if r.better else ("different" if r.p_holm < 0.05 else "cannot separate")
+        rows.append([r.metric, r.strategy_a, r.strategy_b,
+                     f"{_num(r.diff, sign=True)} [{_num(r.ci_low, sign=True)}, {_num(r.ci_high, sign=True)}]",
+                     _pval(r.p_holm), verdict,
+                     f"[{_num(r.unpaired_ci_low, sign=True)}, {_num(r.unpaired_ci_high, sign=True)}]"])
+    return _aligned(rows)
+
+
+def _readable_ranking(df: pd.DataFrame) -> str:
+    parts = []
+    for metric, group in df.groupby("metric", sort=False):
+        order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
+        rows = [["rank", "strategy", f"{metric} ({order} is better)", "cannot be separated from"]]
+        for r in group.itertuples():
+            rows.append([str(r.rank), r.strategy, f"{_num(r.value)} [{_num(r.ci_low)}, {_num(r.ci_high)}]",
+                         r.indistinguishable_from or "-"])
+        parts.append(_aligned(rows))
+    return "\n\n".join(parts)
+
+
+def _readable_seats(df: pd.DataFrame) -> str:
+    parts = []
+    metrics = list(dict.fromkeys(df["metric"]))
+    for (strategy, n), group in df.groupby(["strategy", "players"], sort=False):
+        head = ["seat"]
+        for m in metrics:
+            head += [f"{m} [95% CI]", "vs mean [95% CI]"]
+        rows = [head]
+        for seat, g in group.groupby("seat", sort=True):
+            cells = [str(seat)]
+            by = {r.metric: r for r in g.itertuples()}
+            for m in metrics:
+                r = by[m]
+                cells.append(f"{_num(r.value)} [{_num(r.ci_low)}, {_num(r.ci_high)}]")
+                cells.append(f"{_num(r.vs_mean, sign=True)} [{_num(r.vs_mean_ci_low, sign=True)}, "
+                             f"{_num(r.vs_mean_ci_high, sign=True)}]" + (" *" if r.p_holm < 0.05 else ""))
+            rows.append(cells)
+        parts.append(f"{n} players, every seat {strategy} ({int(group['deals'].iloc[0])} deals):\n" + _aligned(rows))
+    return "\n\n".join(parts)
+
+
+def _readable_results(df: pd.DataFrame) -> str:
+    """The contract table, one section per player count when there are several."""
+    from .output import readable
+
+    if df["players"].nunique() == 1:
+        return readable(df)
+    return "\n\n".join(f"{n} players:\n{readable(g)}" for n, g in df.groupby("players", sort=False))
+
+
+def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: str, paths: dict[str, Path],
+                  run_info: dict, preamble: str) -> None:
+    """Write every table to ``--out`` (and siblings), then print the chosen view(s)."""
+    import json
+
+    from .output import to_json, write_table
+
+    for name, path in paths.items():
+        write_table(tables[name], path)
+    if fmt == "json":
+        if len(views) == 1:
+            sys.stdout.write(to_json(tables[views[0]]) + "\n")
+        else:
+            doc = {"run": run_info, **{v: json.loads(to_json(tables[v])) for v in views}}
+            sys.stdout.write(json.dumps(doc, indent=1, default=float) + "\n")
+        return
+    if fmt == "csv":
+        tables[views[0]].to_csv(sys.stdout, index=False)
+        return
+    titles = {
+        "results": "Results (95% intervals over deal blocks; seat 'all': pooled over every seat)",
+        "paired": "Paired differences, every pair on the same deals (a - b; p Holm-adjusted over the pairs)",
+        "ranking": "Ranking (strategies the data cannot separate at 95% are listed)",
+        "seats": "Seat effects (vs mean = seat minus the mean of all seats; * = Holm-adjusted p < 0.05; "
+                 "a negative penalty difference is an advantage)",
+    }
+    text = {"results": _readable_results, "paired": _readable_paired, "ranking": _readable_ranking, "seats": _readable_seats}
+    print(preamble)
+    for v in views:
+        print(f"\n{titles[v]}\n{text[v](tables[v])}")
+    for path in paths.values():
+        print(f"wrote {path}")
+
+
+def _run_summary(infos: list[dict], backend_text: str, seed: int) -> str:
+    what = "games" if "games" in infos[0] else "rounds"
+    plays = sum(i[what] for i in infos)
+    seconds = sum(i["seconds"] for i in infos)
+    line = (f"{plays} {what} in {seconds:.1f} s on {backend_text}"
+            + (f" ({plays / seconds:,.0f} {what}/s)" if seconds > 0 else "") + f", seed {seed}")
+    if "precision" in infos[0]:
+        reached = all(i["precision_reached"] for i in infos)
+        worst = max(i["max_half_width"] for i in infos)
+        line += (f"; --precision {infos[0]['precision']:g} " + ("reached" if reached else "NOT reached")
+                 + f" (largest half-width {worst:.4g})")
+    return line
+
+
 @app.command()
 def compare(
     game: str = GameOpt,
-    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Players at the table (default 4; with --seat-table: every count the game allows)."),
     strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v."),
     rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
-    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    precision: Optional[float] = typer.Option(None, "--precision", help="Play in batches until every covered 95% interval's half-width is at most this."),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help=f"With --precision: stop at this many rounds (games with --games) per table even if not precise (default {DEFAULT_MAX_ROUNDS})."),
+    metric: list[str] = typer.Option([], "--metric", help="Compared metric (repeatable): gets paired differences, a ranking and the --precision target. Default penalty_per_round, plus win_rate with --games."),
+    seat_table: bool = typer.Option(False, "--seat-table", help="Seat effects instead: every seat plays the same strategy, for each strategy given and each player count."),
+    view: Optional[str] = typer.Option(None, "--view", help="results, paired, ranking (seats with --seat-table) or all. Default: all for --format table, results for csv/json."),
+    backend: str = typer.Option("local", "--backend", help="local (threads) or dask (needs the dask extra)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: start a LocalCluster on this machine)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Dask LocalCluster worker processes (default: one per core)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="local: threads (default all cores); dask LocalCluster: threads per worker (default 1). Results do not depend on it."),
+    fmt: str = FormatOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
 ):
-    """Rotate strategies over the seats on the same deals and compare them."""
+    """Compare strategies on the same deals, every strategy in every seat.
+
+    \b
+    Design: k strategies at n seats; each strategy gets n // k seats and every
+    choice of the n % k strategies that get one more is used equally often.
+    Every distinct seating of those line-ups is played; a seating and its
+    rotations share one deal per block (each strategy plays every seat of
+    that deal), and each rotation class draws its own deals. A deal block
+    (one block of every class) is the unit of analysis: all 95% intervals are
+    computed over deal blocks (at least 2). Two copies of a strategy have
+    the same expected result; no strategy keeps a seat or a neighbour.
+
+    \b
+    Tables (--view; --format table prints all three, or seats, by default):
+      results  the contract layout: game, players, strategy, seat (empty:
+               pooled), metric, value, ci_low, ci_high, n, seed
+      paired   every pair and compared metric: diff = a - b, paired 95% CI,
+               p_value, p_holm (Holm over the pairs of that metric), better
+               (the winner when p_holm < 0.05), the unpaired CI of the same
+               data, deals, seed
+      ranking  per compared metric, best first, with the strategies that the
+               data cannot separate from each one (p_holm >= 0.05)
+      seats    (--seat-table) each seat's value with its CI and vs_mean =
+               value minus the mean of all seats, with its paired CI and
+               p_value, p_holm (Holm over the seats of one table)
+    --format csv/json print the results table unless --view picks another;
+    --format json --view all prints one document {"run", "results", ...}.
+    --out x.csv writes results to x.csv and the other tables to x.paired.csv,
+    x.ranking.csv (x.seats.csv); same for .json and .parquet. Nothing is
+    overwritten without --force.
+
+    \b
+    --precision X: after each batch, every interval of the compared metrics
+    (each strategy's and every paired difference; with --seat-table each
+    seat's and each seat-vs-mean difference) is computed; the run stops when
+    all half-widths are <= X. Otherwise the next batch grows the blocks to
+    1.1 B (h / X)^2 (h: largest half-width now), at least 1.25x and at most
+    4x, up to --max-rounds. The first batch has at least 200 deals (or what
+    --rounds/--games ask, which also set the mode). A precision run's deals
+    are the first deals of a fixed run with the same seed.
+
+    \b
+    --backend dask runs the same chunks, seeded the same way, on a Dask
+    cluster: --scheduler ADDRESS, or a LocalCluster of --workers processes
+    with --threads threads each. Same seed, same numbers on every backend.
+    Install with: pip install -e ".[dask]"
+    """
+    from .backends import make_backend
+    from .simulate import (
+        comparison_design, comparison_half_width, compared_metrics, paired_table, ranking_table,
+        seat_effects_plan, seat_half_width, seat_table as seat_effects_table,
+    )
+
     spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    views = _compare_views(view, fmt, seat_table)
+    paths = _out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
     games_mode, count = _mode(rounds, games_)
+    given = rounds is not None or games_ is not None
+    metrics = compared_metrics(games_mode, metric)
+    if precision is not None and not precision > 0:
+        raise UsageError(f"--precision must be positive, not {precision:g}")
+    if max_rounds is not None and precision is None:
+        raise UsageError("--max-rounds applies only with --precision")
+    if max_rounds is not None and max_rounds < 1:
+        raise UsageError(f"--max-rounds must be positive, not {max_rounds}")
+    max_rounds = max_rounds or DEFAULT_MAX_ROUNDS
+    if threads is not None and threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {threads}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {workers}")
     entries = [registry.parse_spec(spec.name, s) for s in strategy]
-    plan = rotation_plan(spec, players, entries, games_mode, spec.config(**_game_options(dice_layout, deck_file)))
-    tally = _execute(plan, count, seed, threads, quiet)
-    df = result_table(plan, tally, seed)
-    unit = "games" if games_mode else "rounds"
-    total = tally.blocks * plan.rotations
-    emit(df, fmt, out, preamble=(f"{spec.title}, {players} players, {total} {unit} ({tally.blocks} deals x "
-                                 f"{plan.rotations} seat rotations), seed {seed} (95% intervals over deals)"))
+    cfg = spec.config(**_game_options(dice_layout, deck_file))
+    count = count if (given or precision is None) else None
+    if seat_table:
+        counts = [players] if players is not None else list(range(spec.min_players, spec.max_players + 1))
+        works = [seat_effects_plan(spec, p, n, games_mode, cfg) for p in entries for n in counts]
+        half_width = seat_half_width(metrics)
+    else:
+        works = [comparison_design(spec, 4 if players is None else players, entries, games_mode, cfg)]
+        half_width = comparison_half_width(metrics)
+    with make_backend(backend, threads, scheduler, workers) as runner:
+        done = [_run_work(w, seed, runner, count, precision, max_rounds, half_width, quiet) for w in works]
+        backend_text = runner.describe()
+    infos = [info for _, info in done]
+    summary = _run_summary(infos, backend_text, seed)
+    if precision is not None and fmt != "table":
+        _note(quiet, summary)
+    results = pd.concat([result_table(w, t, seed) for w, (t, _) in zip(works, done)], ignore_index=True)
+    if seat_table:
+        tables = {"results": results,
+                  "seats": pd.concat([seat_effects_table(w, t, seed, metrics) for w, (t, _) in zip(works, done)],
+                                     ignore_index=True)}
+        head = f"{spec.title}: seat effects, every seat playing the same strategy"
+    else:
+        work, (tally, info) = works[0], done[0]
+        tables = {"results": results, "paired": paired_table(work, tally, seed, metrics),
+                  "ranking": ranking_table(work, tally, seed, metrics)}
+        what = "games" if games_mode else "rounds"
+        head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
+                f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
+                f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}")
+    run_info = {"seed": seed, "backend": backend_text, "tables": infos}
+    _emit_compare(tables, views, fmt, paths, run_info, f"{head}\n{summary}")
 
 
 @app.command()

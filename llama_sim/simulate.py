@@ -1,30 +1,64 @@
-"""Line-ups, deal blocks, chunks and threads.
+"""Line-ups, seatings, deal blocks, chunks, backends and the ``--precision`` loop.
 
 A run is a sequence of *deal blocks*. Block ``b`` draws its deal from ``(seed, b)`` alone and is
-played once per row of the plan's ``entry_of_seat`` table (one row in ``simulate``; one row per
-seat rotation in ``compare``), so every strategy meets the same deals in every seat (common random
-numbers). Blocks are cut into fixed-size chunks that run on threads (the kernels release the GIL)
-or on Dask workers; each chunk returns integer sums, so the merged result is identical for any
-number of threads, any backend and any chunk order.
+played once per row of a plan's ``entry_of_seat`` table, so every row meets the same deal (common
+random numbers). Blocks are cut into fixed-size chunks that run on threads (the kernels release
+the GIL) or on Dask workers (``llama_sim.backends``); each chunk returns integer sums, so the
+merged result is identical for any number of threads, any backend and any chunk order.
+
+``simulate`` plays one fixed line-up (``seat_plan``: one row, one unit per seat).
+
+``compare`` plays a *balanced design* (``comparison_design``), because rotating one line-up is not
+enough: with three or more strategies each keeps the same neighbours in every rotation, and who
+sits before you matters (measured at 3 players: two copies of ``greedy`` next to ``threshold``
+differ by 0.036 penalty points per round, far outside their interval). The design:
+
+* Fill: ``k`` strategies at ``n`` seats, ``n = q k + r``: every strategy gets ``q`` seats and ``r``
+  of them one more; every choice of those ``r`` is used, equally often.
+* Seatings: every distinct seating of each filled line-up is played. Seatings fall into classes of
+  rotations (a seating and its rotations); each class is one *stratum*, and a stratum's block is
+  one deal played with every rotation of its seating, so within a block every strategy plays
+  every seat of the same deal (seat rotation, common random numbers).
+* Strata draw their deals from their own streams (kernel seed ``stratum_seed(seed, c)``), so
+  strata are independent and a *design block* (block ``b`` of every stratum) is the unit of
+  analysis: intervals are computed over design blocks (``stats.Stratified``).
+* The design is closed under relabelling the strategies, so two copies of one strategy have the
+  same expected result (exactly: a test checks that their paired interval covers 0 at the stated
+  rate), and no strategy is favoured by its seat or its neighbours.
+
+Plays per design block (rows): n=2: 2; n=3: 6; n=4: 6 (k=2), 36 (k=3), 24 (k=4); n=5: 20, 90,
+240, 120; n=6: 20, 90, 1080, 1800, 720 (k=2..6).
+
+``--precision X`` (``run_to_precision``): run a first batch of design blocks, then after every
+batch compute every interval the rule covers (the strategies' intervals and every paired
+difference of the compared metrics, or the seat values and seat-vs-mean differences of a seat
+table); stop when each half-width is at most ``X``. Otherwise the next batch is sized from the
+largest half-width ``h`` (half-widths shrink as ``1/sqrt(blocks)``): blocks grow to
+``1.1 * B * (h / X)^2``, but at least 1.25x and at most 4x the blocks so far, and never beyond
+``--max-rounds``. Batches continue from the blocks already played, so a precision run's blocks
+are exactly the first ``B`` blocks of a fixed-count run with the same seed (same numbers).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Union
 
 import numpy as np
+import pandas as pd
 
-from . import registry
+from . import registry, stats
 from .errors import UsageError
 from .games import GameSpec
 from .games.common import GAME_METRICS, ROUND_METRICS
-from .stats import Tally
+from .stats import Stratified, Tally
 
 CHUNK_BLOCKS_ROUNDS = 4096
 CHUNK_BLOCKS_GAMES = 128
+MIN_DEALS = 200  # compare: at least this many deals behind every interval (summed over strata)
+LEVEL = 0.95
 
 
 @dataclass
@@ -46,12 +80,55 @@ class Plan:
         return self.entry_of_seat.shape[0]
 
     @property
+    def rows(self) -> int:
+        """Plays (rounds or games) per block."""
+        return self.rotations
+
+    @property
     def metrics(self) -> tuple[str, ...]:
         return GAME_METRICS if self.games_mode else ROUND_METRICS
 
     def appearances(self) -> np.ndarray:
         """Observations (rounds or games) each unit contributes per block."""
         return np.bincount(self.unit_of_seat.ravel(), minlength=len(self.unit_labels)).astype(np.int64)
+
+
+@dataclass
+class Design:
+    """``compare``'s balanced design: strata of seatings sharing one line-up (see module doc)."""
+
+    game: GameSpec
+    n_players: int
+    entries: list[registry.Player]
+    unit_labels: list[str]
+    games_mode: bool
+    cfg: np.ndarray
+    tables: list[np.ndarray]  # per stratum: (rotations, n) entry (= unit) index
+    _plans: list[Plan] | None = field(default=None, repr=False)
+
+    @property
+    def unit_seats(self) -> list[None]:
+        return [None] * len(self.unit_labels)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return GAME_METRICS if self.games_mode else ROUND_METRICS
+
+    @property
+    def rows(self) -> int:
+        """Plays (rounds or games) per design block: every seating once."""
+        return sum(t.shape[0] for t in self.tables)
+
+    @property
+    def plans(self) -> list[Plan]:
+        """One ``Plan`` per stratum (what the kernels run)."""
+        if self._plans is None:
+            self._plans = [Plan(self.game, self.n_players, self.entries, t, t.copy(), self.unit_labels,
+                                self.unit_seats, self.games_mode, self.cfg) for t in self.tables]
+        return self._plans
+
+
+Work = Union[Plan, Design]
 
 
 def _check_players(game: GameSpec, n: int) -> None:
@@ -78,31 +155,101 @@ def unique_labels(players: list[registry.Player]) -> list[str]:
     return labels
 
 
-def rotation_plan(game: GameSpec, n_players: int, players: list[registry.Player], games_mode: bool,
-                  cfg: np.ndarray) -> Plan:
-    """``compare``: strategies fill the seats in order, repeating (seat s gets strategy s mod k),
-    and each deal is played once per rotation of that line-up, so every strategy plays every seat.
-    One unit per strategy, pooled over its seats."""
+def _check_lineup(game: GameSpec, n_players: int, k: int) -> None:
     _check_players(game, n_players)
-    k = len(players)
     if k < 1:
         raise UsageError("compare needs at least one strategy")
     if k > n_players:
         raise UsageError(f"{k} strategies do not fit {n_players} seats; raise --players")
+
+
+def rotation_plan(game: GameSpec, n_players: int, players: list[registry.Player], games_mode: bool,
+                  cfg: np.ndarray) -> Plan:
+    """One line-up and its rotations in a single table: seat s gets strategy s mod k, and each deal
+    is played once per rotation. A convenient multi-row table (kernel-vs-reference tests use it);
+    ``compare`` uses ``comparison_design``, because with three or more strategies (or an uneven
+    fill) fixed neighbours bias this table's comparisons."""
+    k = len(players)
+    _check_lineup(game, n_players, k)
     base = np.array([s % k for s in range(n_players)], dtype=np.int64)
     table = np.array([np.roll(base, -r) for r in range(n_players)], dtype=np.int64)
     return Plan(game, n_players, players, table, table.copy(), unique_labels(players), [None] * k,
                 games_mode, cfg)
 
 
-def blocks_for(plan: Plan, count: int) -> int:
-    """Blocks needed for at least ``count`` rounds (or games): whole rotations only."""
+def seating_classes(n: int, k: int) -> list[np.ndarray]:
+    """The balanced fill's seatings, grouped into rotation classes (one table per stratum).
+
+    Every strategy gets ``n // k`` seats and each ``r = n % k``-subset of strategies one more; all
+    distinct seatings of every such line-up are listed, each class holding one seating's distinct
+    rotations (``seat s`` of row ``i`` is the class's canonical seating shifted by ``i``).
+    Deterministic order: classes sorted by their smallest seating.
+    """
+    q, r = divmod(n, k)
+    seatings: set[tuple[int, ...]] = set()
+    for extra in itertools.combinations(range(k), r):
+        lineup = [u for u in range(k) for _ in range(q + (u in extra))]
+        seatings.update(itertools.permutations(lineup))
+    classes: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+    for s in sorted(seatings):
+        rots = [s[i:] + s[:i] for i in range(n)]
+        canon = min(rots)
+        if canon not in classes:
+            classes[canon] = list(dict.fromkeys(canon[i:] + canon[:i] for i in range(n)))
+    return [np.array(rows, dtype=np.int64) for _, rows in sorted(classes.items())]
+
+
+def comparison_design(game: GameSpec, n_players: int, players: list[registry.Player], games_mode: bool,
+                      cfg: np.ndarray) -> Design:
+    """``compare``: the balanced design of the module docstring; one unit per strategy."""
+    k = len(players)
+    _check_lineup(game, n_players, k)
+    if k < 2:
+        raise UsageError("compare needs at least two strategies (for one, use --seat-table or simulate)")
+    return Design(game, n_players, list(players), unique_labels(players), games_mode, cfg,
+                  seating_classes(n_players, k))
+
+
+def stratum_seed(seed: int, stratum: int) -> int:
+    """The kernel seed of stratum ``c``: a SplitMix64 hash of (seed, c), independent streams."""
+    mask = (1 << 64) - 1
+
+    def mix(x: int) -> int:
+        x = (x + 0x9E3779B97F4A7C15) & mask
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    return mix(mix(seed & mask) ^ mix(0x5EA7_0000 + stratum))
+
+
+def strata(work: Work, seed: int) -> list[tuple[Plan, int]]:
+    """(plan, kernel seed) per stratum: a ``Plan`` is one stratum played on ``seed`` itself."""
+    if isinstance(work, Plan):
+        return [(work, seed)]
+    return [(p, stratum_seed(seed, c)) for c, p in enumerate(work.plans)]
+
+
+def blocks_for(plan: Work, count: int) -> int:
+    """Blocks needed for at least ``count`` rounds (or games): whole blocks only."""
     if count <= 0:
         raise UsageError(f"the number of rounds or games must be positive, not {count}")
-    return math.ceil(count / plan.rotations)
+    return math.ceil(count / plan.rows)
 
 
-def empty_tally(plan: Plan) -> Tally:
+def min_blocks(work: Work, precision: bool = False) -> int:
+    """Fewest (design) blocks ``compare`` reports on: 2 (an interval needs a variance), and for
+    ``--precision`` enough for ``MIN_DEALS`` deals over all strata, so the stopping rule never
+    trusts a variance estimated from a handful of deals."""
+    if not precision:
+        return 2
+    n_strata = 1 if isinstance(work, Plan) else len(work.tables)
+    return max(2, math.ceil(MIN_DEALS / n_strata))
+
+
+def empty_tally(plan: Work) -> Tally | Stratified:
+    if isinstance(plan, Design):
+        return Stratified.empty(plan.metrics, len(plan.unit_labels), [p.appearances() for p in plan.plans])
     return Tally.empty(plan.metrics, len(plan.unit_labels), plan.appearances())
 
 
@@ -132,30 +279,209 @@ def warm_up(plan: Plan) -> None:
     run_chunk(plan, 0, 0, 1)
 
 
-def run(plan: Plan, seed: int, first_block: int, n_blocks: int, threads: int | None = None,
-        progress: Callable[[int], None] | None = None, chunk: int | None = None) -> Tally:
-    """Play blocks [first_block, first_block + n_blocks) on local threads; exact, order-free merge."""
-    chunk = chunk or (CHUNK_BLOCKS_GAMES if plan.games_mode else CHUNK_BLOCKS_ROUNDS)
-    threads = threads or default_threads()
-    if threads < 1:
-        raise UsageError(f"--threads must be at least 1, not {threads}")
-    warm_up(plan)
-    tally = empty_tally(plan)
-    ranges = chunk_ranges(first_block, n_blocks, chunk)
+@dataclass(frozen=True)
+class Task:
+    """One chunk: blocks [first_block, first_block + n_blocks) of stratum ``stratum``."""
 
-    def work(rng_range):
-        return run_chunk(plan, seed, *rng_range), rng_range[1]
+    stratum: int
+    seed: int
+    first_block: int
+    n_blocks: int
 
-    if threads == 1:
-        results = map(work, ranges)
-        for (s1, s2), nb in results:
-            tally = tally.merge(Tally(tally.metrics, tally.units, tally.appearances, nb, s1, s2))
-            if progress:
-                progress(nb)
+
+def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
+    chunk = chunk or (CHUNK_BLOCKS_GAMES if work.games_mode else CHUNK_BLOCKS_ROUNDS)
+    if chunk < 1:
+        raise UsageError(f"chunk size must be positive, not {chunk}")
+    return [Task(c, s, b, nb) for c, (_, s) in enumerate(strata(work, seed))
+            for b, nb in chunk_ranges(first_block, n_blocks, chunk)]
+
+
+def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | None = None,
+        progress: Callable[[int], None] | None = None, chunk: int | None = None,
+        backend=None) -> Tally | Stratified:
+    """Play blocks [first_block, first_block + n_blocks) of every stratum; exact, order-free merge.
+
+    ``backend`` (``llama_sim.backends``) defaults to local threads (``threads``, default all
+    cores). ``progress`` is called with the blocks of each finished chunk (a ``Design`` runs
+    ``n_blocks`` blocks in each of its strata).
+    A ``Plan`` gives a ``Tally``, a ``Design`` a ``Stratified`` tally; the numbers depend only on
+    ``seed`` and the block range, never on threads, chunk size or backend.
+    """
+    from .backends import LocalBackend
+
+    if backend is None:
+        if threads is not None and threads < 1:
+            raise UsageError(f"--threads must be at least 1, not {threads}")
+        backend = LocalBackend(threads)
+    plans = [p for p, _ in strata(plan, seed)]
+    tasks = tasks_for(plan, seed, first_block, n_blocks, chunk)
+    backend.warm(plan)
+    parts = [[] for _ in plans]
+    for task, (s1, s2) in backend.map(plan, tasks):
+        parts[task.stratum].append((task.first_block, task.n_blocks, s1, s2))
+        if progress:
+            progress(task.n_blocks)
+    tallies = []
+    for p, got in zip(plans, parts):
+        t = Tally.empty(p.metrics, len(p.unit_labels), p.appearances())
+        for _, nb, s1, s2 in sorted(got, key=lambda x: x[0]):  # sums are exact: order only for tidiness
+            t = t.merge(Tally(t.metrics, t.units, t.appearances, nb, s1, s2))
+        tallies.append(t)
+    return tallies[0] if isinstance(plan, Plan) else Stratified(tuple(tallies))
+
+
+# ------------------------------------------------------------------------------------ precision
+
+@dataclass
+class PrecisionResult:
+    tally: Tally | Stratified
+    reached: bool
+    half_width: float  # the largest covered half-width at the stop
+    batches: list[int]  # cumulative blocks after each batch
+
+
+def next_blocks(blocks: int, half_width: float, precision: float, cap: int) -> int:
+    """Blocks after the next batch: predicted from ``h ~ 1/sqrt(B)`` with 10% margin, within
+    [1.25 B, 4 B] and at most ``cap``."""
+    if math.isfinite(half_width):
+        want = math.ceil(1.1 * blocks * (half_width / precision) ** 2)
     else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            for (s1, s2), nb in pool.map(work, ranges):
-                tally = tally.merge(Tally(tally.metrics, tally.units, tally.appearances, nb, s1, s2))
-                if progress:
-                    progress(nb)
-    return tally
+        want = 4 * blocks
+    return min(cap, max(want, math.ceil(1.25 * blocks), blocks + 1), 4 * blocks)
+
+
+def run_to_precision(work: Work, seed: int, precision: float, half_width: Callable[[Tally | Stratified], float],
+                     first_blocks: int, max_blocks: int, threads: int | None = None,
+                     progress_factory: Callable[[int], Callable[[int], None]] | None = None, backend=None,
+                     chunk: int | None = None) -> PrecisionResult:
+    """The ``--precision`` loop of the module docstring. ``half_width(tally)`` returns the largest
+    half-width of every interval the rule covers; ``progress_factory(units)`` (units: the batch's
+    blocks times strata) returns the progress callback of one batch."""
+    if not precision > 0:
+        raise UsageError(f"--precision must be positive, not {precision}")
+    max_blocks = max(max_blocks, 1)
+    target = min(max(first_blocks, 1), max_blocks)
+    tally = empty_tally(work)
+    batches = []
+    while True:
+        n_strata = 1 if isinstance(work, Plan) else len(work.tables)
+        progress = progress_factory((target - tally.blocks) * n_strata) if progress_factory else None
+        tally = tally.merge(run(work, seed, tally.blocks, target - tally.blocks, threads, progress, chunk, backend))
+        batches.append(tally.blocks)
+        h = half_width(tally)
+        if h <= precision:
+            return PrecisionResult(tally, True, h, batches)
+        if tally.blocks >= max_blocks:
+            return PrecisionResult(tally, False, h, batches)
+        target = next_blocks(tally.blocks, h, precision, max_blocks)
+
+
+# ------------------------------------------------------------------------------------ tables
+
+def compared_metrics(games_mode: bool, chosen: list[str] | None = None) -> tuple[str, ...]:
+    """The metrics that get paired differences and a ranking (and that ``--precision`` covers):
+    ``penalty_per_round``, plus ``win_rate`` in game mode, unless ``chosen``."""
+    mode = "game" if games_mode else "round"
+    if not chosen:
+        return ("penalty_per_round", "win_rate") if games_mode else ("penalty_per_round",)
+    for m in chosen:
+        if m not in stats.REPORTED[mode]:
+            raise UsageError(f"--metric {m}: choose from {', '.join(stats.REPORTED[mode])}"
+                             + ("" if games_mode else " (win_rate, final_score, rounds_per_game need --games)"))
+    return tuple(dict.fromkeys(chosen))
+
+
+def comparison_half_width(metrics) -> Callable[[Tally | Stratified], float]:
+    """Largest half-width over the strategies' intervals and every paired difference."""
+    return lambda tally: stats.max_half_width(tally, metrics, LEVEL, pairs=True)
+
+
+def seat_half_width(metrics) -> Callable[[Tally | Stratified], float]:
+    """Largest half-width over the seats' intervals and every seat-vs-mean difference."""
+    return lambda tally: stats.max_half_width(tally, metrics, LEVEL, vs_mean=True)
+
+
+PAIRED_COLUMNS = ["game", "players", "metric", "strategy_a", "strategy_b", "diff", "ci_low", "ci_high",
+                  "p_value", "p_holm", "better", "unpaired_ci_low", "unpaired_ci_high", "deals", "seed"]
+RANKING_COLUMNS = ["game", "players", "metric", "rank", "strategy", "value", "ci_low", "ci_high", "n",
+                   "indistinguishable_from", "seed"]
+SEAT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "vs_mean",
+                "vs_mean_ci_low", "vs_mean_ci_high", "p_value", "p_holm", "deals", "seed"]
+
+
+def _better(metric: str, diff: float, p_holm: float, a: str, b: str) -> str:
+    """Who is better when the Holm-adjusted test separates them, else ''."""
+    if not p_holm < 1 - LEVEL or diff == 0:
+        return ""
+    if metric in stats.LOWER_IS_BETTER:
+        return a if diff < 0 else b
+    if metric in stats.HIGHER_IS_BETTER:
+        return a if diff > 0 else b
+    return ""
+
+
+def deals(work: Work, tally) -> int:
+    """Deals (or first deals of games) behind a tally, over all strata."""
+    return tally.blocks * (1 if isinstance(work, Plan) else len(work.tables))
+
+
+def paired_table(work: Work, tally, seed: int, metrics) -> pd.DataFrame:
+    """Every pair of strategies, per compared metric: ``diff = a - b`` with its paired 95% interval,
+    p-value, Holm-adjusted p-value (over the pairs of that metric), and the interval the same data
+    would give without pairing."""
+    frames = []
+    labels = work.unit_labels
+    for m in metrics:
+        df = stats.paired(tally, m, LEVEL)
+        a = [labels[u] for u in df["unit_a"]]
+        b = [labels[u] for u in df["unit_b"]]
+        frames.append(pd.DataFrame({
+            "game": work.game.name, "players": work.n_players, "metric": m, "strategy_a": a, "strategy_b": b,
+            "diff": df["diff"], "ci_low": df["ci_low"], "ci_high": df["ci_high"], "p_value": df["p_value"],
+            "p_holm": df["p_holm"],
+            "better": [_better(m, d, p, x, y) for d, p, x, y in zip(df["diff"], df["p_holm"], a, b)],
+            "unpaired_ci_low": df["unpaired_ci_low"], "unpaired_ci_high": df["unpaired_ci_high"],
+            "deals": deals(work, tally), "seed": seed}, columns=PAIRED_COLUMNS))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=PAIRED_COLUMNS)
+
+
+def ranking_table(work: Work, tally, seed: int, metrics) -> pd.DataFrame:
+    """Best first per ranked metric; ``indistinguishable_from`` lists the strategies the data cannot
+    separate from this one (Holm-adjusted paired p >= 0.05)."""
+    frames = []
+    labels = work.unit_labels
+    for m in metrics:
+        if m not in stats.LOWER_IS_BETTER | stats.HIGHER_IS_BETTER:
+            continue
+        df = stats.ranking(tally, m, LEVEL)
+        frames.append(pd.DataFrame({
+            "game": work.game.name, "players": work.n_players, "metric": m, "rank": df["rank"],
+            "strategy": [labels[u] for u in df["unit"]], "value": df["value"], "ci_low": df["ci_low"],
+            "ci_high": df["ci_high"], "n": df["n"].astype(np.int64),
+            "indistinguishable_from": [", ".join(labels[v] for v in close) for close in df["indistinguishable_from"]],
+            "seed": seed}, columns=RANKING_COLUMNS))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RANKING_COLUMNS)
+
+
+def seat_table(plan: Plan, tally: Tally, seed: int, metrics) -> pd.DataFrame:
+    """Seat effects of an all-same-strategy table: each seat's value with its interval, and its
+    difference from the mean of all seats (``vs_mean``; a negative penalty difference is an
+    advantage) with a paired 95% interval and Holm-adjusted p-values over the seats."""
+    frames = []
+    for m in metrics:
+        vm = stats.versus_mean(tally, m, LEVEL)
+        own = stats.summarise(tally, LEVEL, metrics=(m,))
+        frames.append(pd.DataFrame({
+            "game": plan.game.name, "players": plan.n_players, "strategy": plan.entries[0].label,
+            "seat": vm["unit"].astype(np.int64), "metric": m, "value": own["value"], "ci_low": own["ci_low"],
+            "ci_high": own["ci_high"], "vs_mean": vm["vs_mean"], "vs_mean_ci_low": vm["ci_low"],
+            "vs_mean_ci_high": vm["ci_high"], "p_value": vm["p_value"], "p_holm": vm["p_holm"],
+            "deals": tally.blocks, "seed": seed}, columns=SEAT_COLUMNS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def seat_effects_plan(game: GameSpec, player: registry.Player, n_players: int, games_mode: bool,
+                      cfg: np.ndarray) -> Plan:
+    """Every seat plays ``player``; one unit per seat (the seat table's experiment)."""
+    return seat_plan(game, [player] * n_players, games_mode, cfg)

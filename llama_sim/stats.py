@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -161,6 +162,81 @@ class Tally:
     __hash__ = None
 
 
+@dataclass(eq=False)
+class Stratified:
+    """Tallies of several *strata* played on independent deals, B blocks each: one design block.
+
+    ``compare`` plays every seating of its line-up, but each seating class (one seating and its
+    rotations) on its own stream of deals, so stratum ``c``'s block ``b`` and stratum ``c'``'s
+    block ``b`` are independent.  Design block ``b`` is the union of block ``b`` of every
+    stratum: its vector is ``V_b = sum_c v_c,b`` with covariance ``sum_c Cov(v_c)`` (independent
+    strata), estimated stratum by stratum.  Everything else (``s1``, ``appearances``) simply adds
+    up, so every function of this module that takes a ``Tally`` takes a ``Stratified`` too.
+    """
+
+    strata: tuple[Tally, ...]
+
+    def __post_init__(self) -> None:
+        self.strata = tuple(self.strata)
+        if not self.strata or not all(isinstance(t, Tally) for t in self.strata):
+            raise ValueError("a Stratified tally needs at least one Tally stratum")
+        first = self.strata[0]
+        for t in self.strata[1:]:
+            if t.metrics != first.metrics or t.units != first.units:
+                raise ValueError("strata must share metrics and units")
+            if t.blocks != first.blocks:
+                raise ValueError("every stratum must hold the same number of blocks")
+
+    metrics = property(lambda self: self.strata[0].metrics)
+    units = property(lambda self: self.strata[0].units)
+    mode = property(lambda self: self.strata[0].mode)
+    dim = property(lambda self: self.strata[0].dim)
+    blocks = property(lambda self: self.strata[0].blocks, doc="Design blocks (blocks per stratum).")
+
+    def index(self, metric: str, unit: int) -> int:
+        return self.strata[0].index(metric, unit)
+
+    @cached_property
+    def appearances(self) -> np.ndarray:
+        """Observations each unit contributes per design block (summed over strata)."""
+        return np.sum([t.appearances for t in self.strata], axis=0)
+
+    @cached_property
+    def s1(self) -> np.ndarray:
+        return np.sum([t.s1 for t in self.strata], axis=0)
+
+    @cached_property
+    def covariance(self) -> np.ndarray | None:
+        """Covariance of the design-block vector (``block_covariance`` reads it; cached)."""
+        covs = [block_covariance(t) for t in self.strata]
+        return None if covs[0] is None else np.sum(covs, axis=0)
+
+    @classmethod
+    def empty(cls, metrics, units: int, appearances_per_stratum) -> Stratified:
+        return cls(tuple(Tally.empty(metrics, units, a) for a in appearances_per_stratum))
+
+    def merge(self, other: Stratified) -> Stratified:
+        """Stratum by stratum exact sums (same strata in the same order)."""
+        if not isinstance(other, Stratified):
+            raise TypeError(f"cannot merge Stratified with {type(other).__name__}")
+        if len(other.strata) != len(self.strata):
+            raise ValueError("cannot merge stratified tallies with different strata")
+        return Stratified(tuple(a.merge(b) for a, b in zip(self.strata, other.strata)))
+
+    def __add__(self, other):
+        if not isinstance(other, Stratified):
+            return NotImplemented
+        return self.merge(other)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Stratified):
+            return NotImplemented
+        return len(self.strata) == len(other.strata) and all(
+            a == b for a, b in zip(self.strata, other.strata))
+
+    __hash__ = None
+
+
 @dataclass(frozen=True)
 class Estimate:
     """One reported number with its interval; ``n`` = observations (rounds or games) behind it."""
@@ -183,12 +259,16 @@ def z_value(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-def block_covariance(tally: Tally) -> np.ndarray | None:
+def block_covariance(tally: Tally | Stratified) -> np.ndarray | None:
     """Sample (B-1) covariance matrix of the block vectors, or None when B < 2.
+
+    For a ``Stratified`` tally: the covariance of the design block, the sum of the strata's.
 
     ``B*s2 - s1 s1^T`` is formed in exact Python integers (it would overflow int64 and lose
     digits in float), so only the final division rounds.
     """
+    if isinstance(tally, Stratified):  # independent strata: covariances add
+        return tally.covariance
     b = tally.blocks
     if b < 2:
         return None
@@ -338,12 +418,7 @@ def _pairs(tally: Tally, metric: str, z: float, cov) -> list[dict]:
             var = _variance(ga - gc, cov, b)
             var_unpaired = _variance(ga, cov, b) + _variance(gc, cov, b)
             se, se_u = math.sqrt(var), math.sqrt(var_unpaired)  # sqrt(nan) is nan
-            if math.isnan(diff) or math.isnan(se):
-                p = math.nan
-            elif se == 0:
-                p = 1.0 if diff == 0 else 0.0
-            else:
-                p = 2 * NormalDist().cdf(-abs(diff) / se)
+            p = _p_value(diff, se)
             rows.append({"unit_a": a, "unit_b": c, "metric": metric, "diff": diff,
                          "ci_low": diff - z * se, "ci_high": diff + z * se, "p_value": p,
                          "unpaired_ci_low": diff - z * se_u, "unpaired_ci_high": diff + z * se_u,
@@ -363,6 +438,57 @@ def paired(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
     rows = _pairs(tally, metric, z_value(level), block_covariance(tally))
     df = pd.DataFrame(rows, columns=[c for c in _PAIR_COLUMNS if c != "p_holm"])
     df.insert(_PAIR_COLUMNS.index("p_holm"), "p_holm", holm(df["p_value"].to_numpy()))
+    return df
+
+
+def contrast(tally: Tally, metric: str, weights, level: float = 0.95) -> Estimate:
+    """``sum_u w_u R_u`` for reported ``metric`` with a normal interval over blocks.
+
+    The same delta-method linearisation as ``paired`` (which is the contrast ``e_a - e_b``), so
+    the variance uses the exact block covariance of all units together (common deals).
+    ``n`` is the number of blocks.
+    """
+    w = np.asarray(weights, dtype=float).ravel()
+    if w.size != tally.units:
+        raise ValueError(f"need {tally.units} weights, got {w.size}")
+    value = 0.0
+    g = np.zeros(tally.dim)
+    for u in np.flatnonzero(w):
+        r, gu, _ = _linearise(tally, metric, int(u))
+        value += w[u] * r
+        g = g + w[u] * gu
+    se = math.sqrt(_variance(g, block_covariance(tally), tally.blocks))
+    z = z_value(level)
+    return Estimate(value, value - z * se, value + z * se, se, tally.blocks)
+
+
+def _p_value(value: float, se: float) -> float:
+    if math.isnan(value) or math.isnan(se):
+        return math.nan
+    if se == 0:
+        return 1.0 if value == 0 else 0.0
+    return 2 * NormalDist().cdf(-abs(value) / se)
+
+
+def versus_mean(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
+    """Each unit's value minus the mean over all units, with a normal interval over blocks.
+
+    Used for seat effects (units = seats of one line-up): ``vs_mean < 0`` on a penalty means
+    that seat scores less than the table average.  ``p_value`` tests ``vs_mean = 0``;
+    ``p_holm`` is Holm-adjusted over the units of this table.
+    """
+    k = tally.units
+    rows = []
+    for u in range(k):
+        w = np.full(k, -1.0 / k)
+        w[u] += 1.0
+        e = contrast(tally, metric, w, level)
+        rows.append({"unit": u, "metric": metric, "value": _linearise(tally, metric, u)[0],
+                     "vs_mean": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high,
+                     "p_value": _p_value(e.value, e.se), "n_blocks": tally.blocks})
+    df = pd.DataFrame(rows, columns=["unit", "metric", "value", "vs_mean", "ci_low", "ci_high",
+                                     "p_value", "n_blocks"])
+    df.insert(7, "p_holm", holm(df["p_value"].to_numpy()))
     return df
 
 
@@ -398,11 +524,13 @@ def ranking(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
 
 
 def max_half_width(tally: Tally, metrics=None, level: float = 0.95,
-                   pairs: bool = False) -> float:
+                   pairs: bool = False, vs_mean: bool = False) -> float:
     """Largest interval half-width ((ci_high - ci_low)/2) over ``metrics`` and all units.
 
-    With ``pairs=True`` the paired differences of every unit pair count too.  Any undefined
-    interval (B < 2, zero denominator) makes the result ``inf``: precision is not known yet.
+    With ``pairs=True`` the paired differences of every unit pair count too, with
+    ``vs_mean=True`` each unit's difference from the mean of all units (``versus_mean``).  Any
+    undefined interval (B < 2, zero denominator) makes the result ``inf``: precision is not
+    known yet.
     """
     names = REPORTED[tally.mode] if metrics is None else tuple(metrics)
     z = z_value(level)
@@ -413,6 +541,9 @@ def max_half_width(tally: Tally, metrics=None, level: float = 0.95,
             widths.append(_estimate(tally, m, u, z, cov).half_width)
         if pairs:
             widths.extend((r["ci_high"] - r["ci_low"]) / 2 for r in _pairs(tally, m, z, cov))
+        if vs_mean:
+            vm = versus_mean(tally, m, level)
+            widths.extend((vm["ci_high"] - vm["ci_low"]) / 2)
     if not widths:
         return 0.0
     w = np.asarray(widths, dtype=float)
@@ -420,7 +551,7 @@ def max_half_width(tally: Tally, metrics=None, level: float = 0.95,
 
 
 def should_stop(tally: Tally, precision: float, metrics=None, level: float = 0.95,
-                min_blocks: int = 200, pairs: bool = False) -> bool:
+                min_blocks: int = 200, pairs: bool = False, vs_mean: bool = False) -> bool:
     """Sequential stopping rule for ``--precision``.
 
     Check after each batch of blocks; stop once ``blocks >= min_blocks`` and every half-width
@@ -431,4 +562,4 @@ def should_stop(tally: Tally, precision: float, metrics=None, level: float = 0.9
         raise ValueError("precision must be positive")
     if tally.blocks < min_blocks:
         return False
-    return max_half_width(tally, metrics, level, pairs) <= precision
+    return max_half_width(tally, metrics, level, pairs, vs_mean) <= precision

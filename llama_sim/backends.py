@@ -1,0 +1,282 @@
+"""Where chunks run: local threads (``--backend local``) or a Dask cluster (``--backend dask``).
+
+Both run the same ``simulate.Task`` list (stratum, kernel seed, first block, block count) and
+return each chunk's integer sums, which ``simulate.run`` merges exactly, so the same seed gives
+the same numbers on any backend, thread count or cluster size.
+
+Dask (an optional extra: ``pip install -e ".[dask]"``; imported only when asked for):
+
+* ``--scheduler ADDRESS`` connects to a running scheduler; without it a ``LocalCluster`` of
+  ``--workers`` processes (default: one per core) with ``--threads`` threads each (default 1) is
+  started for the run and closed after it.
+* Workers never receive a ``Plan`` (it holds compiled kernels): they get plain data
+  (``plan_data``: game name, each entry's strategy name, parameter vector and label, the source
+  of any ``--strategies-file``, the seating tables, cfg) and rebuild the plan from the installed
+  ``llama_sim`` package, once per process (cached by a content key). The chunk function is
+  ``llama_sim.backends.remote_chunk``, imported by reference, never from ``__main__``.
+* Each worker is configured and warmed once per plan (``client.run``): ``NUMBA_NUM_THREADS`` is
+  set to the worker's thread count (in the environment of ``LocalCluster`` worker processes
+  before they start, and through ``numba.set_num_threads`` on a remote cluster's workers), and
+  one block is played so every kernel is compiled or loaded from the disk cache before the
+  chunks arrive.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from .errors import UsageError
+
+BACKENDS = ("local", "dask")
+DASK_MISSING = 'the dask backend needs the optional dask extra: pip install -e ".[dask]"'
+
+
+class LocalBackend:
+    """Chunks on a thread pool in this process (the kernels release the GIL)."""
+
+    name = "local"
+
+    def __init__(self, threads: int | None = None):
+        from .simulate import default_threads
+
+        self.threads = threads or default_threads()
+        if self.threads < 1:
+            raise UsageError(f"--threads must be at least 1, not {self.threads}")
+
+    def describe(self) -> str:
+        return f"{self.threads} thread{'s' if self.threads != 1 else ''}"
+
+    def warm(self, work) -> None:
+        from .simulate import strata, warm_up
+
+        warm_up(strata(work, 0)[0][0])
+
+    def map(self, work, tasks) -> Iterator:
+        from .simulate import run_chunk, strata
+
+        plans = [p for p, _ in strata(work, 0)]
+
+        def one(task):
+            return task, run_chunk(plans[task.stratum], task.seed, task.first_block, task.n_blocks)
+
+        if self.threads == 1:
+            yield from map(one, tasks)
+            return
+        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+            yield from pool.map(one, tasks)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# ------------------------------------------------------------------------------------- plain data
+
+def _user_files(entries) -> list[tuple[str, str]]:
+    """(file name, source) of every user strategies file an entry comes from."""
+    files = {}
+    for p in entries:
+        module = sys.modules.get(p.strategy.source)
+        path = getattr(module, "__file__", None)
+        if p.strategy.source.startswith("llamasim_user_") and path:
+            files[path] = (Path(path).name, Path(path).read_text())
+    return sorted(files.values())
+
+
+def plan_data(work) -> dict:
+    """Everything a worker needs to rebuild ``work``'s plans, as plain picklable data."""
+    from .simulate import strata
+
+    plans = [p for p, _ in strata(work, 0)]
+    first = plans[0]
+    data = {
+        "game": first.game.name,
+        "n_players": first.n_players,
+        "entries": [(p.strategy.name, np.asarray(p.params, dtype=np.float64), p.label) for p in first.entries],
+        "files": _user_files(first.entries),
+        "tables": [(p.entry_of_seat, p.unit_of_seat) for p in plans],
+        "unit_labels": list(first.unit_labels),
+        "unit_seats": list(first.unit_seats),
+        "games_mode": bool(first.games_mode),
+        "cfg": np.asarray(first.cfg, dtype=np.int64),
+    }
+    data["key"] = hashlib.sha256(pickle.dumps(data)).hexdigest()[:20]
+    return data
+
+
+_WORKER_PLANS: dict[str, list] = {}
+
+
+def _load_files(files: list[tuple[str, str]]) -> None:
+    from . import registry
+
+    for name, source in files:
+        digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+        folder = Path(tempfile.gettempdir()) / f"llamasim-strategies-{digest}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        if not path.exists() or path.read_text() != source:
+            path.write_text(source)
+        registry.load_file(path)
+
+
+def plans_from_data(data: dict) -> list:
+    """Rebuild (once per process) the plans of ``plan_data``; returns one ``Plan`` per stratum."""
+    plans = _WORKER_PLANS.get(data["key"])
+    if plans is None:
+        from . import registry
+        from .games import get_game
+        from .simulate import Plan
+
+        _load_files(data["files"])
+        game = get_game(data["game"])
+        entries = [registry.Player(registry.get(game.name, name), params, label)
+                   for name, params, label in data["entries"]]
+        plans = [Plan(game, data["n_players"], entries, np.ascontiguousarray(e), np.ascontiguousarray(u),
+                      data["unit_labels"], data["unit_seats"], data["games_mode"], data["cfg"])
+                 for e, u in data["tables"]]
+        _WORKER_PLANS[data["key"]] = plans
+    return plans
+
+
+def remote_chunk(data: dict, stratum: int, seed: int, first_block: int, n_blocks: int):
+    """The Dask task: one chunk of one stratum, on a worker."""
+    from .simulate import run_chunk
+
+    return run_chunk(plans_from_data(data)[stratum], seed, first_block, n_blocks)
+
+
+def configure_worker(data: dict, dask_worker=None) -> int:
+    """Run once per worker per plan (``client.run``): thread settings, rebuild, compile/warm."""
+    from .simulate import warm_up
+
+    threads = max(1, int(getattr(getattr(dask_worker, "state", None), "nthreads", 0)
+                         or getattr(dask_worker, "nthreads", 1) or 1))
+    set_numba_threads(threads)
+    warm_up(plans_from_data(data)[0])
+    return threads
+
+
+def set_numba_threads(threads: int) -> int:
+    """``NUMBA_NUM_THREADS`` for this process, without crashing a process whose numba thread pool
+    is already running (numba re-reads the variable at every compile and refuses a change once
+    its pool started; then only ``numba.set_num_threads`` may lower the count). Returns the count."""
+    from numba.np.ufunc import parallel
+
+    if not getattr(parallel, "_is_initialized", False):
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
+        return threads
+    import numba
+
+    n = min(threads, numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(n)
+    return n
+
+
+class DaskBackend:
+    """Chunks as Dask tasks (``client.map`` over chunk ranges) on a scheduler or a LocalCluster."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None,
+                 threads_per_worker: int | None = None):
+        try:
+            import logging
+
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UsageError(DASK_MISSING) from None
+        self.cluster = None
+        self.scheduler = scheduler
+        self._warm: set[str] = set()
+        self._data: dict[str, object] = {}
+        if scheduler is not None:
+            if workers is not None or threads_per_worker is not None:
+                raise UsageError("--workers and --threads size a local cluster; with --scheduler the "
+                                 "cluster's own workers are used")
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        else:
+            from .simulate import default_threads
+
+            threads_per_worker = threads_per_worker or 1
+            workers = workers or max(1, default_threads() // threads_per_worker)
+            if workers < 1 or threads_per_worker < 1:
+                raise UsageError("--workers and --threads must be at least 1")
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
+                                        processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+                                        env={"NUMBA_NUM_THREADS": str(threads_per_worker)})
+            self.client = Client(self.cluster)
+
+    def describe(self) -> str:
+        info = self.client.scheduler_info()
+        workers = info.get("workers", {})
+        threads = sum(w.get("nthreads", 0) for w in workers.values())
+        where = f"scheduler {self.scheduler}" if self.scheduler else "a LocalCluster"
+        return f"Dask on {where}: {len(workers)} workers, {threads} threads"
+
+    def _scattered(self, data: dict):
+        key = data["key"]
+        if key not in self._data:
+            self._data[key] = self.client.scatter([data], broadcast=True, hash=False)[0]
+        return self._data[key]
+
+    def warm(self, work) -> None:
+        data = plan_data(work)
+        if data["key"] not in self._warm:
+            self.client.run(configure_worker, data)
+            self._warm.add(data["key"])
+
+    def map(self, work, tasks) -> Iterator:
+        from distributed import as_completed
+
+        data = plan_data(work)
+        handle = self._scattered(data)
+        futures = self.client.map(remote_chunk, [handle] * len(tasks), [t.stratum for t in tasks],
+                                  [t.seed for t in tasks], [t.first_block for t in tasks],
+                                  [t.n_blocks for t in tasks], pure=False)
+        index = {f.key: t for f, t in zip(futures, tasks)}
+        for future in as_completed(futures):
+            s1, s2 = future.result()
+            yield index[future.key], (s1, s2)
+            future.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def make_backend(name: str, threads: int | None = None, scheduler: str | None = None,
+                 workers: int | None = None):
+    """A backend by name; ``dask`` without the extra installed is a one-line usage error."""
+    if name not in BACKENDS:
+        raise UsageError(f"unknown --backend '{name}' (use {' or '.join(BACKENDS)})")
+    if name == "local":
+        if scheduler is not None:
+            raise UsageError("--scheduler needs --backend dask")
+        if workers is not None:
+            raise UsageError("--workers needs --backend dask")
+        return LocalBackend(threads)
+    return DaskBackend(scheduler, workers, threads)
