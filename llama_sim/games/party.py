@@ -1,0 +1,233 @@
+"""L.A.M.A. Party Edition (rule set ``party``): its rules as data on the shared shedding engine.
+
+Rules (``shared/rules/lama-party.txt``, ``shared/RULES.md``), as played here:
+
+- 56 cards: seven each of 1..6, one *plus card* of each value 1..6, seven llamas, one *pink llama*.
+  Deal 6 each; the next card starts the discard pile. Seat 0 starts the first round.
+- On your turn: play a card, draw (only while the pile has cards and someone else is still in the
+  round) or quit (always allowed).
+- A card fits on the top card if it has the same value or one higher; a llama fits on a 6 or on a
+  llama; on a llama a llama or a 1. A plus card plays like its value, and on a plus card the usual
+  value rules apply. The pink llama fits on any card; on the pink llama only a llama (either
+  colour) or a 1. A normal llama still needs a 6 or a llama (pink included) below it: a plus
+  card does not change that (no llama on a 5, whether or not a plus card was just played).
+- A plus card gives its player another turn at once, with any of the three actions (play, draw
+  or quit; drawing under the usual conditions). This holds also for a player alone in the round.
+  A plus card that is its player's last card ends the round at once, like any last card.
+- The round ends at once when someone plays their last card or everyone has quit.
+- Scoring: each distinct value 1..6 left counts once (a plus card counts as its value, never a
+  second time next to a normal card of that value); llamas count 10 once, or 20 once if the pink
+  llama is among the cards. Going out scores 0 and returns the largest token held: tokens are 1, 10
+  and 20, so that is a 20 when the score is at least 20.
+- The game ends after the round in which someone reaches 40; lowest score wins, ties share.
+  The next round is started by the last player to take a turn (quitting counts).
+
+Readings chosen where the rulebook is silent: the player alone who plays a plus card still gets
+the extra turn (and then may play, or quit; not draw, as always when alone); the pink llama is the
+only card that fits on anything, so "on top of a plus card, the usual value rules" applies to every
+other card; a game's first round is started by seat 0.
+
+Encoding (``N_CODES = 14``): codes 0..5 are the normal cards 1..6, 6 the llama (as in L.A.M.A.),
+7..12 the plus cards +1..+6 (``PLUS + v - 1``), 13 the pink llama. Hands are count vectors over
+codes. Everything in which Party differs from L.A.M.A. is in ``RULES`` below: the deck, ``playable``
+(-> the ``can_play`` table), ``EXTRA_TURN`` (the plus cards), the value classes for scoring with the
+pink bonus, 20-point tokens, and next starter = last player to act. The round loop, the reference
+engine and the kernel are ``shedding.py``'s, shared with L.A.M.A.
+
+Actions (the policy's return value): ``0..13`` play a card of that code, ``14`` draw, ``15`` quit.
+
+Observation layout (int64, ``OBS_LEN = 52``), everything the acting player can see; the same
+layout as L.A.M.A.'s with the hand and discard counts over Party's 14 codes:
+
+====================  ======  ============================================================
+field                 index   meaning
+====================  ======  ============================================================
+OBS_SEAT              0       acting seat
+OBS_PLAYERS           1       number of players n
+OBS_TOP               2       code of the top discard (a plus card or the pink llama by code)
+OBS_DRAW_PILE         3       cards left in the draw pile
+OBS_ACTIVE            4       players still in the round (acting player included)
+OBS_TURN              5       actions taken so far this round
+OBS_HAND              6..19   own hand: count of each code
+OBS_HAND_SIZES        20..25  hand size of each seat 0..5 (0 for absent seats)
+OBS_QUIT              26..31  1 if that seat has quit this round
+OBS_SCORES            32..37  each seat's score (tokens) at the start of the round
+OBS_DISCARD           38..51  count of each code in the discard pile (public history)
+====================  ======  ============================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..errors import UsageError
+from ..jit import Kernel
+from . import shedding
+from .common import RUN_BLOCKS_SIG, GameSpec
+from .shedding import LOG_CAPACITY, GameResult, RoundResult, RuleSet, deal, deal_round  # noqa: F401 (public names)
+
+N_CODES = 14
+LLAMA = 6
+PLUS = 7  # code of the +1 card; +v is PLUS + v - 1
+PINK = 13
+CODE_NAMES = ("1", "2", "3", "4", "5", "6", "L", "+1", "+2", "+3", "+4", "+5", "+6", "P")
+# The value class a code scores and plays as: 0..5 for the values 1..6, 6 for the llamas.
+VALUE_CLASS = np.array([0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6], dtype=np.int64)
+CLASS_PENALTY = np.array([1, 2, 3, 4, 5, 6, 10], dtype=np.int64)
+PINK_BONUS = 10  # with the pink llama among the cards, the llamas count 20 instead of 10
+DECK = np.array([c for c in range(6) for _ in range(7)] + [LLAMA] * 7 + list(range(PLUS, PLUS + 6)) + [PINK],
+                dtype=np.int8)  # 56 cards
+HAND_SIZE = 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+DRAW = 14
+QUIT = 15
+N_ACTIONS = 16
+ACTION_NAMES = tuple(f"play {c}" for c in CODE_NAMES) + ("draw", "quit")
+
+OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
+OBS_HAND = 6
+OBS_HAND_SIZES = 20
+OBS_QUIT = 26
+OBS_SCORES = 32
+OBS_DISCARD = 38
+OBS_LEN = 52
+
+
+def is_llama(code: int) -> bool:
+    return code == LLAMA or code == PINK
+
+
+def is_plus(code: int) -> bool:
+    return PLUS <= code < PLUS + 6
+
+
+def value(code: int) -> int:
+    """The face value 1..6 of a normal or plus card."""
+    return code + 1 if code < LLAMA else code - PLUS + 1
+
+
+def playable(top: int, card: int) -> bool:
+    """May ``card`` be played on ``top``? (The rulebook's rules, one line each.)"""
+    if card == PINK:  # the pink llama goes on any card
+        return True
+    if is_llama(top):  # on a llama, pink or not: another llama or a 1
+        return is_llama(card) or value(card) == 1
+    if is_llama(card):  # a normal llama goes on a 6 (or a llama, above)
+        return value(top) == 6
+    return value(card) in (value(top), value(top) + 1)  # same value or one higher; plus cards alike
+
+
+def score(cards) -> int:
+    """Each distinct value once (a plus card counts as its value); llamas 10 once, 20 with the pink one."""
+    total = sum({value(c) for c in cards if not is_llama(c)})
+    if any(is_llama(c) for c in cards):
+        total += 20 if PINK in cards else 10
+    return int(total)
+
+
+EXTRA_TURN = np.array([1 if is_plus(c) else 0 for c in range(N_CODES)], dtype=np.uint8)
+
+# Everything the shared engine needs to know about the Party Edition (``shedding.RuleSet``).
+RULES = RuleSet(
+    name="party", code_names=CODE_NAMES, deck=DECK, playable=playable, score=score,
+    extra_turn=EXTRA_TURN,
+    value_group=VALUE_CLASS, group_penalty=CLASS_PENALTY,
+    pink_code=PINK, pink_bonus=PINK_BONUS, tokens20=True, starter_last_card=False,
+)
+assert RULES.layout.obs_len == OBS_LEN and RULES.layout.draw == DRAW and RULES.layout.quit_action == QUIT
+assert RULES.layout.discard == OBS_DISCARD and RULES.layout.scores == OBS_SCORES
+
+# The tables as module globals: Numba freezes them into the wrappers below at compile time.
+CAN_PLAY = RULES.can_play
+CODE_PENALTY = RULES.code_penalty
+TWINS = RULES.twins
+FLAGS = RULES.flags
+
+
+# --------------------------------------------------------------------------------------------
+# Reference engine (shared, ``shedding.Round``): plain Python, reads like the rulebook.
+# --------------------------------------------------------------------------------------------
+
+
+class Round(shedding.Round):
+    """One Party round from any position:
+    ``Round(hands, draw_pile, discard, players, scores, start=0, quit=[], prng=...)``."""
+
+    rules = RULES
+
+
+def reference_game(players: list, drng: np.ndarray, prng: np.ndarray) -> GameResult:
+    """A full game to 40 points, drawing decks from ``drng`` exactly as the kernel does."""
+    return shedding.reference_game(Round, players, drng, prng)
+
+
+def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                     entries, cfg, s1, s2):
+    """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
+
+    ``entries`` are (policy, params) pairs, one per line-up entry."""
+    shedding.reference_blocks(Round, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                              games_mode, entries, cfg, s1, s2)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel: the shared loop bound to the Party Edition's tables
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def hand_penalty(counts):
+    """The kernel's scoring of a count vector (equal to ``score`` of the same cards)."""
+    return shedding.hand_penalty(counts, CODE_PENALTY, TWINS)
+
+
+@njit(cache=True, nogil=True)
+def play_round(n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+    """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
+    discard counts, who has quit, whose turn; a pending plus-card extra turn is just ``start``).
+    Seat s plays line-up entry ``entry_of_seat[s]``. ``log`` (k, 2) receives (seat, action) pairs
+    when k > 0.
+
+    Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
+    """
+    return shedding.play_round(CAN_PLAY, EXTRA_TURN, n, hands, deck, pos, top, discard, quit, start, scores,
+                               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+
+
+@njit(cache=True, nogil=True)
+def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
+              penalty, went_out, quits, final):
+    """A full game to 40 into per-seat totals; returns the number of rounds."""
+    return shedding.play_game(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+                              n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
+                              penalty, went_out, quits, final)
+
+
+def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, cfg, s1, s2):
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
+    shedding.run_blocks(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+                        seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                        policies, slot_of_entry, params, s1, s2)
+
+
+run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
+
+
+def _config(**options) -> np.ndarray:
+    if options:
+        raise UsageError(f"party takes no rule-set options (got {', '.join(options)})")
+    return np.zeros(1, np.int64)
+
+
+GAME = GameSpec(
+    name="party",
+    title="L.A.M.A. Party Edition",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    run_blocks=run_blocks,
+    reference_blocks=reference_blocks,
+    config=_config,
+)
