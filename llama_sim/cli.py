@@ -638,6 +638,34 @@ def sweep(
          readable_text="\n".join(text))
 
 
+# ------------------------------------------------------------------------------------ solve
+
+
+@app.command()
+def solve(
+    game: str = typer.Argument(..., help="Rule set: dice (the only one with an exact solver)."),
+    row: Optional[str] = typer.Option(None, "--row", help='The solo player\'s row, e.g. "2 5 L" (L = llama).'),
+    llama_row: str = typer.Option("1 2 3 4 5 6 L", "--llama-row", help="Cards still in the llama row."),
+    dice_layout: Optional[str] = LayoutOpt,
+    table: bool = typer.Option(False, "--table", help="The whole optimal policy: every sub-row of --row "
+                                                      "(every row of up to 6 cards without --row)."),
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt,
+):
+    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
+    penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
+    check_format(fmt)
+    check_out(out, force)
+    spec = get_game(game)
+    if spec.name != "dice":
+        raise UsageError(f"solve has an exact solver for dice only, not {spec.name}")
+    if row is None and not table:
+        raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
+    from .games.dice import solve_position_table
+
+    df, text = solve_position_table(row, llama_row, dice_layout, table)
+    emit(df, fmt, out, readable_text=text)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning every usage problem into one line and exit status 2."""
     try:

@@ -1,0 +1,336 @@
+"""Strategies for LAMA Dice (``dice``). Observation layout and actions: ``llama_sim.games.dice``.
+
+Every policy is called for three kinds of decision, told apart by ``obs[OBS_PHASE]``: roll or quit
+(PHASE_TURN), which dice to use for discarding (PHASE_DISCARD, legal actions DISCARD_BASE + mask),
+which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code).
+
+``solo_optimal`` and the exact optimum inside Numba
+----------------------------------------------------
+Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen and the
+player's row only shrinks, so the state is (row, llama row) and the optimum is the dynamic
+programme of ``llama_sim.solve`` (quit value = row penalty; roll value = the average over the
+non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas):
+the three-llama self-loop solved exactly). A policy has no memory between calls, so
+``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
+row (``solo_values``: at most 1458 states for the largest possible 13-card row, 64 for six
+different cards, tens of microseconds). The roll outcomes of all 15 layouts are module-level
+constant tables (``OUT_*``, grouped by the multiset of faces shown), indexed by
+``obs[OBS_LAYOUT_ID]``. Ties follow ``llama_sim.solve``: quit when quitting is as good as rolling
+(within 1e-12), and among equally good discards the one discarding more cards (then the lowest
+mask). What is minimised is the round's card penalty; the solver ignores token returns.
+"""
+import numpy as np
+from numba import njit
+
+from ..dice_tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
+from ..games.dice import (
+    DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
+    OBS_PHASE, OBS_ROW, PENALTY, PHASE_DISCARD, PHASE_TAKE, PHASE_TURN, QUIT, ROLL, TAKE_BASE,
+)
+from ..registry import strategy
+from ._helpers import first_legal, random_legal
+
+assert _LLAMA == LLAMA
+TIE_TOL = 1e-12
+
+
+# --------------------------------------------------------------------------------------------
+# Building blocks
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline='always')
+def max_discard_mask(obs):
+    """The mask discarding as many cards as the dice allow (for each die in order, use it while
+    the row still holds an unused card of its value). Every code's discard is then maximal, so
+    the highest-penalty cards are all among them."""
+    m = 0
+    for i in range(3):
+        c = obs[OBS_DICE + i]
+        used = 0
+        for j in range(i):
+            if (m >> j) & 1 and obs[OBS_DICE + j] == c:
+                used += 1
+        if obs[OBS_ROW + c] > used:
+            m |= 1 << i
+    return m
+
+
+@njit(cache=True, inline='always')
+def keep_llama_mask(obs, keep, min_others):
+    """The maximal discard, but keeping up to ``keep`` llama cards in the row while at least
+    ``min_others`` other cards would remain after the discard. Never empty: when only llamas
+    match, one llama is discarded."""
+    m = max_discard_mask(obs)
+    others_left = 0
+    for c in range(LLAMA):
+        others_left += obs[OBS_ROW + c]
+    llama_dice = 0
+    for i in range(3):
+        if (m >> i) & 1:
+            if obs[OBS_DICE + i] == LLAMA:
+                llama_dice += 1
+            else:
+                others_left -= 1
+    if llama_dice == 0 or others_left < min_others:
+        return m
+    allowed = obs[OBS_ROW + LLAMA] - keep  # llama discards that still keep `keep` llamas
+    if allowed < 0:
+        allowed = 0
+    for i in range(2, -1, -1):  # drop llama dice from the end until within the allowance
+        if llama_dice > allowed and (m >> i) & 1 and obs[OBS_DICE + i] == LLAMA:
+            if m == (1 << i):  # the last die left: a discard is compulsory
+                break
+            m &= ~(1 << i)
+            llama_dice -= 1
+    return m
+
+
+@njit(cache=True, inline='always')
+def lowest_take(legal):
+    """Take the lowest-penalty card the roll allows from the llama row."""
+    for c in range(N_CODES):
+        if legal[TAKE_BASE + c]:
+            return TAKE_BASE + c
+    return -1
+
+
+@njit(cache=True, inline='always')
+def row_penalty(obs):
+    """Penalty of the own row: each distinct value once, llamas 10."""
+    total = 0
+    for c in range(N_CODES):
+        if obs[OBS_ROW + c] > 0:
+            total += PENALTY[c]
+    return total
+
+
+@njit(cache=True, inline='always')
+def heuristic(obs, legal, quit_at, keep, min_others):
+    """Roll while the row's penalty exceeds ``quit_at`` (a row's penalty is at least 1, so
+    quit_at < 0 never quits); discard the maximum (keeping llamas when ``keep`` > 0); take the
+    lowest-penalty card."""
+    phase = obs[OBS_PHASE]
+    if phase == PHASE_TURN:
+        if row_penalty(obs) <= quit_at:
+            return QUIT
+        return ROLL
+    if phase == PHASE_DISCARD:
+        if keep > 0:
+            return DISCARD_BASE + keep_llama_mask(obs, keep, min_others)
+        return DISCARD_BASE + max_discard_mask(obs)
+    return lowest_take(legal)
+
+
+# --------------------------------------------------------------------------------------------
+# The exact solo phase in Numba
+# --------------------------------------------------------------------------------------------
+
+
+def _outcome_arrays():
+    """Per layout: the non-three-llama rolls grouped by faces shown, as up to 3 (code, dice) pairs
+    with integer weights out of 216, and the denominator 216 - weight(three llamas)."""
+    tabs = [rolled_count_table(LAYOUTS[name]) for name in LAYOUT_NAMES]
+    m_max = max(len(t) for t in tabs)
+    n = len(tabs)
+    count = np.zeros(n, np.int64)
+    weight = np.zeros((n, m_max), np.int64)
+    code = np.zeros((n, m_max, 3), np.int64)
+    dice = np.zeros((n, m_max, 3), np.int64)
+    denom = np.zeros(n, np.int64)
+    for k, t in enumerate(tabs):
+        denom[k] = t.total
+        o = 0
+        for rolled, w in zip(t.rolled, t.counts):
+            if rolled[LLAMA] == 3:
+                denom[k] -= int(w)
+                continue
+            weight[k, o] = w
+            j = 0
+            for c in range(N_CODES):
+                if rolled[c] > 0:
+                    code[k, o, j] = c
+                    dice[k, o, j] = rolled[c]
+                    j += 1
+            o += 1
+        count[k] = o
+    return count, weight, code, dice, denom
+
+
+OUT_COUNT, OUT_WEIGHT, OUT_CODE, OUT_DICE, OUT_DENOM = _outcome_arrays()
+
+
+@njit(cache=True, inline='always')
+def _pen(sub, mask):
+    p = 0
+    for c in range(N_CODES):
+        if sub[c] > 0 or (mask >> c) & 1:
+            p += PENALTY[c]
+    return p
+
+
+@njit(cache=True)
+def solo_values(row, lmask, layout_id):
+    """Optimal values of every sub-multiset of ``row`` in the solo phase (llama row ``lmask``,
+    bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
+
+    Returns (strides, values, quit value of ``row``, roll value of ``row``); values[0] = 0 is the
+    empty row (went out)."""
+    strides = np.empty(N_CODES, np.int64)
+    acc = 1
+    for c in range(N_CODES):
+        strides[c] = acc
+        acc *= row[c] + 1
+    n = acc
+    values = np.empty(n, np.float64)
+    values[0] = 0.0
+    sub = np.zeros(N_CODES, np.int64)
+    m = OUT_COUNT[layout_id]
+    denom = float(OUT_DENOM[layout_id])
+    q = 0.0
+    r = 0.0
+    for s in range(1, n):
+        c = 0
+        while True:  # odometer: the next sub-row in index order
+            sub[c] += 1
+            if sub[c] > row[c]:
+                sub[c] = 0
+                c += 1
+            else:
+                break
+        q = float(_pen(sub, 0))
+        drama = float(_pen(sub, lmask))
+        total = 0.0
+        for o in range(m):
+            c0 = OUT_CODE[layout_id, o, 0]
+            c1 = OUT_CODE[layout_id, o, 1]
+            c2 = OUT_CODE[layout_id, o, 2]
+            a0 = min(OUT_DICE[layout_id, o, 0], sub[c0])
+            a1 = min(OUT_DICE[layout_id, o, 1], sub[c1])
+            a2 = min(OUT_DICE[layout_id, o, 2], sub[c2])
+            w = OUT_WEIGHT[layout_id, o]
+            if a0 + a1 + a2 == 0:
+                total += w * drama
+                continue
+            best = np.inf
+            for d0 in range(a0 + 1):
+                for d1 in range(a1 + 1):
+                    for d2 in range(a2 + 1):
+                        if d0 + d1 + d2 > 0:
+                            v = values[s - d0 * strides[c0] - d1 * strides[c1] - d2 * strides[c2]]
+                            if v < best:
+                                best = v
+            total += w * best
+        r = total / denom
+        values[s] = q if q <= r + TIE_TOL else r
+    return strides, values, q, r
+
+
+@njit(cache=True)
+def _row_and_mask(obs):
+    row = np.empty(N_CODES, np.int64)
+    lmask = 0
+    for c in range(N_CODES):
+        row[c] = obs[OBS_ROW + c]
+        if obs[OBS_LLAMA_ROW + c] > 0:
+            lmask |= 1 << c
+    return row, lmask
+
+
+@njit(cache=True)
+def solo_turn(obs):
+    """ROLL or QUIT, whichever is optimal alone (QUIT on ties)."""
+    row, lmask = _row_and_mask(obs)
+    _, _, q, r = solo_values(row, lmask, obs[OBS_LAYOUT_ID])
+    return ROLL if r < q - TIE_TOL else QUIT
+
+
+@njit(cache=True)
+def solo_discard(obs, legal):
+    """The legal discard reaching the best sub-row (ties: more cards, then the lowest mask)."""
+    row, lmask = _row_and_mask(obs)
+    strides, values, _, _ = solo_values(row, lmask, obs[OBS_LAYOUT_ID])
+    full = values.shape[0] - 1
+    best_a = -1
+    best_v = np.inf
+    best_k = 0
+    for m in range(1, 8):
+        a = DISCARD_BASE + m
+        if not legal[a]:
+            continue
+        idx = full
+        k = 0
+        for i in range(3):
+            if (m >> i) & 1:
+                idx -= strides[obs[OBS_DICE + i]]
+                k += 1
+        v = values[idx]
+        if best_a < 0 or v < best_v - TIE_TOL:
+            best_a = a
+            best_v = v
+            best_k = k
+        elif v <= best_v + TIE_TOL:
+            if k > best_k:
+                best_a = a
+                best_k = k
+            if v < best_v:
+                best_v = v
+    return best_a
+
+
+# --------------------------------------------------------------------------------------------
+# Registered strategies
+# --------------------------------------------------------------------------------------------
+
+
+@strategy("dice", "always_quit", "Quits at its first decision.")
+def always_quit(obs, legal, params, rng):
+    if legal[QUIT]:
+        return QUIT
+    return first_legal(legal)
+
+
+@strategy("dice", "random", "Uniformly random legal action (roll/quit, which dice, which card).")
+def random(obs, legal, params, rng):
+    return random_legal(legal, rng)
+
+
+@strategy("dice", "always_roll",
+          "Never quits; discards as many cards as the dice allow, highest penalty first; takes the "
+          "lowest-penalty card from the llama row.")
+def always_roll(obs, legal, params, rng):
+    return heuristic(obs, legal, -1.0, 0, 0)
+
+
+@strategy("dice", "threshold",
+          "As always_roll, but quits before rolling when its row's penalty is at most quit_at.",
+          params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at")})
+def threshold(obs, legal, params, rng):
+    return heuristic(obs, legal, params[0], 0, 0)
+
+
+@strategy("dice", "keep_llama",
+          "As threshold, but keeps `keep` llama cards in its row (a llama face shows on 6 of the 18 "
+          "faces) whenever it can discard other cards instead and at least min_others other cards "
+          "stay; goes out when it can.",
+          params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at"),
+                  "keep": (1, 1, 7, "llama cards to keep in the row"),
+                  "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay")})
+def keep_llama(obs, legal, params, rng):
+    return heuristic(obs, legal, params[0], int(params[1]), int(params[2]))
+
+
+@strategy("dice", "solo_optimal",
+          "Plays the exact optimum (solve dice) once everybody else has quit; before that, threshold "
+          "with quit_at (keeping one llama as keep_llama does when keep_llama=1).",
+          params={"quit_at": (10, 0, 100, "before being alone: quit when the row's penalty <= quit_at"),
+                  "keep_llama": (0, 0, 1, "before being alone: 1 = keep one llama card (min_others=1)")})
+def solo_optimal(obs, legal, params, rng):
+    if obs[OBS_ACTIVE] == 1:
+        phase = obs[OBS_PHASE]
+        if phase == PHASE_TURN:
+            return solo_turn(obs)
+        if phase == PHASE_DISCARD:
+            return solo_discard(obs, legal)
+        return lowest_take(legal)  # never happens alone: the take step is skipped
+    return heuristic(obs, legal, params[0], int(params[1]), 1)
