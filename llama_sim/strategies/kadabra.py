@@ -5,14 +5,13 @@ Every policy answers three kinds of decision, told apart by ``obs[OBS_PHASE]``: 
 (play / draw / quit / return the magic token), a show (play a llama / collect / return the magic
 token) and a give-away target (give to seat k).
 """
-import numpy as np
 from numba import njit
 
 from ..games.kadabra.tables import (
-    CODE_KIND, CODE_SYMBOL, CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA, LLAMA_CODES, MAGIC_POINTS,
-    MAX_PLAYERS, N_CODES, N_VALUES, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES,
-    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW,
-    PLAIN, QUIT, RETURN_MAGIC, SHOW_AT, SYM_GIVE, SYM_MAGIC, VALUE_POINTS,
+    CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA_CODES, MAGIC_POINTS, MAGIC_STAGE, N_CODES, N_VALUES,
+    OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
+    OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW, QUIT,
+    RETURN_MAGIC, SHOW_AT, VALUE_POINTS,
 )
 from ..registry import strategy
 from ._helpers import random_legal
@@ -26,21 +25,6 @@ def hand_points(obs):
     values = 0
     for c in range(N_CODES):
         if obs[OBS_HAND + c] > 0:
-            values |= CODE_VALUES[c]
-    total = 0
-    for v in range(N_VALUES):
-        if values >> v & 1:
-            total += VALUE_POINTS[v]
-    return total
-
-
-@njit(cache=True, inline="always")
-def hand_points_without(obs, code):
-    """Hand points after one card of ``code`` has left the hand."""
-    values = 0
-    for c in range(N_CODES):
-        k = obs[OBS_HAND + c] - (1 if c == code else 0)
-        if k > 0:
             values |= CODE_VALUES[c]
     total = 0
     for v in range(N_VALUES):
@@ -129,6 +113,34 @@ def greedy_show(obs, legal):
     return COLLECT
 
 
+@njit(cache=True, inline="always")
+def trailer_target(obs, legal):
+    """The player (still in the round) with the most points: pushing them to 40 ends the game."""
+    seat = obs[OBS_SEAT]
+    n = obs[OBS_PLAYERS]
+    best = -1
+    best_points = -1
+    for step in range(1, n):
+        t = (seat + step) % n
+        if legal[GIVE + t]:
+            p = points_of(obs, t)
+            if p > best_points:
+                best_points = p
+                best = GIVE + t
+    return best
+
+
+@njit(cache=True, inline="always")
+def leading(obs):
+    """True when no other player has fewer points than this one."""
+    seat = obs[OBS_SEAT]
+    mine = points_of(obs, seat)
+    for s in range(obs[OBS_PLAYERS]):
+        if s != seat and points_of(obs, s) < mine:
+            return False
+    return True
+
+
 # ----------------------------------------------------------------------------- baselines
 
 
@@ -186,5 +198,76 @@ def threshold(obs, legal, params, rng):
     if obs[OBS_MAGIC] == obs[OBS_SEAT]:
         cost += MAGIC_POINTS
     if cost <= params[0] or not legal[DRAW]:
+        return QUIT
+    return DRAW
+
+
+# ----------------------------------------------------------------------------- a heuristic
+
+
+
+@njit(cache=True, inline="always")
+def fewest_cards_of_others(obs):
+    """The smallest hand among the other players still in the round."""
+    seat = obs[OBS_SEAT]
+    low = 1 << 30
+    for s in range(obs[OBS_PLAYERS]):
+        if s != seat and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < low:
+            low = obs[OBS_HAND_SIZES + s]
+    return low
+
+
+@njit(cache=True, inline="always")
+def stage_points(obs):
+    p = obs[OBS_STAGE_ONES] + 10 * obs[OBS_STAGE_TENS]
+    if obs[OBS_MAGIC] == MAGIC_STAGE:
+        p += MAGIC_POINTS
+    return p
+
+
+@strategy("kadabra", "showman",
+          "Threshold play with intent about tokens, the show and the magic token: stays in to go out while "
+          "holding only 10s (going out then returns a 10), quits more readily when a show is one llama "
+          "away and it could not answer it (a player who quit is not part of a show), can return the magic "
+          "token before an opponent goes out (pass_at), and gives its tokens to the leader (fewest points).",
+          params={"quit_at": (4, 0, 100, "base limit: quit when unable to play and hand points (+10 magic) "
+                                         "<= the limit"),
+                  "out_value": (2, 0, 3, "lower the limit by this times the token going out would return "
+                                         "(10 when only 10s are held, else 1)"),
+                  "flee": (0.5, 0, 5, "with 4+ tokens on the stage and neither a llama nor the magic token, "
+                                      "raise the limit by this times the stage's points"),
+                  "pass_at": (0, 0, 6, "return the magic token (and pass) as soon as an opponent holds at "
+                                       "most this many cards (0: only when no card can be played)"),
+                  "target": (0, 0, 2, "give away to: 0 the leader (fewest points), 1 the leader unless "
+                                      "leading oneself (then the player with most points, to end the game), "
+                                      "2 the next player")})
+def showman(obs, legal, params, rng):
+    phase = obs[OBS_PHASE]
+    seat = obs[OBS_SEAT]
+    if phase == PHASE_GIVE:
+        if params[4] == 2:
+            return next_target(obs, legal)
+        if params[4] == 1 and leading(obs):
+            return trailer_target(obs, legal)
+        return leader_target(obs, legal)
+    if phase == PHASE_SHOW:
+        return greedy_show(obs, legal)  # a llama, else pass with the magic token, else collect
+    if legal[RETURN_MAGIC] and fewest_cards_of_others(obs) <= params[3]:
+        return RETURN_MAGIC  # the round may end before the next turn: shed the magic token's 10 now
+    own_magic = obs[OBS_MAGIC] == seat
+    limit = params[0]
+    # Going out returns a token: a 10 when no 1s are held, worth staying in for.
+    limit -= params[1] * (10 if obs[OBS_ONES + seat] == 0 and obs[OBS_TENS + seat] > 0 else 1)
+    if (obs[OBS_STAGE_TOKENS] >= SHOW_AT - 1 and obs[OBS_ACTIVE] > 1 and not own_magic
+            and llamas_held(obs) == 0):
+        # A show is one llama away and this hand could not answer it: out of the round is out of the show.
+        limit += params[2] * stage_points(obs)
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if legal[RETURN_MAGIC]:
+        return RETURN_MAGIC
+    cost = hand_points(obs) + (MAGIC_POINTS if own_magic else 0)
+    if cost <= limit or not legal[DRAW]:
         return QUIT
     return DRAW

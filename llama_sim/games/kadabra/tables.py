@@ -58,7 +58,7 @@ def _follow_values(kind: int) -> int:
 
 
 # PLAYABLE[top kind, code] = 1 when a card of that code may be played on that top card.
-PLAYABLE = np.zeros((N_KINDS, N_CODES), dtype=np.int64)
+PLAYABLE = np.zeros((N_KINDS, N_CODES), dtype=np.uint8)
 for _t in range(N_KINDS):
     for _c in range(N_CODES):
         PLAYABLE[_t, _c] = 1 if (_follow_values(_t) & KIND_VALUES[_c // N_SYMBOLS]) else 0
