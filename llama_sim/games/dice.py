@@ -247,9 +247,11 @@ class Round:
     set_aside: int = -1  # cards set aside (public count); -1: whatever completes the 43
     prng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.POLICY_STREAM))
     drng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.DICE_STREAM))
+    rolls: list[int] = field(default_factory=list)  # scripted rolls (0..215) used before the stream
 
     def __post_init__(self):
         self.rows = np.array(self.rows, dtype=np.int64)
+        self.rolls = list(self.rolls)
         self.llama_row = np.array(self.llama_row, dtype=np.int64)
         self.discarded = np.array(self.discarded, dtype=np.int64)
         self.layout = np.asarray(self.layout, dtype=np.int64)
@@ -321,7 +323,7 @@ class Round:
                 self.quit[seat] = True  # the row stays and will score
                 seat = (seat + 1) % self.n
                 continue
-            o = randint(self.drng, N_ROLLS)
+            o = self.rolls.pop(0) if self.rolls else randint(self.drng, N_ROLLS)
             self.actions.append((seat, ROLL, o))
             f = tuple(int(x) for x in roll_faces(self.layout.ravel(), o))
             self.dice = f
@@ -619,6 +621,25 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
         if seat == n:
             seat = 0
     return end, last_actor, turn
+
+
+PLAY_ROUND_SIG = types.UniTuple(types.int64, 3)(
+    types.int64, types.int64[:, ::1], types.int64[::1], types.int64[::1], types.int64[::1], types.int64,
+    types.int64[::1], types.int64[::1], types.int64[::1], POLICIES_TYPE, types.int64[::1],
+    types.float64[:, ::1], types.int64[::1], types.uint64[::1], types.uint64[::1], types.int64[::1],
+    types.uint8[::1], types.int64[:, ::1],
+)
+
+
+def _play_round_entry(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
+    return play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log)
+
+
+# ``play_round`` for Python callers (tests, an advisor): one explicit signature, so any line-up of
+# registered policies (passed as ``registry.policy_tuple``) uses the same cached machine code.
+play_round_entry = Kernel(_play_round_entry, lambda: PLAY_ROUND_SIG, "dice round entry")
 
 
 @njit(cache=True, nogil=True, _nrt=False)
