@@ -457,17 +457,14 @@ def test_shared_engine_tables_for_both_rule_sets():
 
 # ----------------------------------------------------------------------------- the chain heuristic's intent
 
-def decide(spec, hand, top, sizes=(6, 6, 6, 6), quit=(0, 0, 0, 0), pile=10, seat=0):
-    """What a party strategy does in a typed-in position (seat ``seat`` to act)."""
+def decide(spec, hand, top, sizes=(6, 6, 6, 6), quit=(0, 0, 0, 0), pile=10, score=0):
+    """What a party strategy does at seat 0 in a typed-in position (own score ``score``)."""
     n = len(sizes)
-    hand_cards = list(hand)
     sizes = list(sizes)
-    sizes[seat] = len(hand_cards)
-    r = party.Round([hand_cards] + [[0] * sizes[s] for s in range(1, n)], [0] * pile, [top], [None] * n, [0] * n,
-                    quit=[bool(q) for q in quit])
-    obs, legal = r.observe(seat), r.legal(seat)
+    r = party.Round([list(hand)] + [[0] * sizes[s] for s in range(1, n)], [0] * pile, [top], [None] * n,
+                    [score] + [0] * (n - 1), quit=[bool(q) for q in quit])
     policy, params = player(spec)
-    return int(policy(obs, legal, params, rng.new_state(0)))
+    return int(policy(r.observe(0), r.legal(0), params, rng.new_state(0)))
 
 
 def test_chain_plays_a_plus_card_when_it_has_a_follow_up():
@@ -488,14 +485,25 @@ def test_chain_runs_a_whole_chain_to_go_out():
     assert pstrat.chain_empties_hand(counts([P + 3, P + 2, 0]), 2) == -1  # the 1 does not fit on the +4
 
 
-def test_chain_saves_the_pink_llama_until_stuck_or_in_danger():
+def test_chain_plus_card_follow_up_does_not_count_the_pink_llama():
+    assert decide("chain", [P + 3, PINK, 2, 0], top=2) == 2  # only the pink would follow the +4
+    assert decide("chain", [P + 3, PINK, 4, 2], top=2) == P + 3  # the 5 follows the +4
+    assert decide("chain:plus_first=0", [P + 3, PINK, 4, 2], top=2) == 2  # the ablation plays greedy's order
+
+
+def test_chain_saves_the_pink_llama_until_stuck():
     assert decide("chain", [PINK, 3, 0], top=2) == 3  # another card fits: keep the pink llama
+    assert decide("chain", [PINK, 3, 0], top=2, sizes=(3, 6, 1, 6)) == 3  # even with an opponent on 1 card
     assert decide("chain", [PINK, 0, 1], top=4) == PINK  # stuck: the pink llama beats drawing
-    assert decide("chain", [PINK, 3, 0], top=2, sizes=(3, 6, 2, 6)) == PINK  # an opponent is down to 2 cards
+    assert decide("chain:pink_danger=2", [PINK, 3, 0], top=2, sizes=(3, 6, 2, 6)) == PINK
+    assert decide("chain:pink_danger=2", [PINK, 3, 0], top=2, sizes=(3, 6, 2, 6), quit=(0, 0, 1, 0)) == 3
     assert decide("greedy", [PINK, 0, 1], top=4) == PINK
 
 
-def test_chain_quits_or_draws_by_hand_points_when_nothing_fits():
-    assert decide("chain", [0, 1], top=4) == QUIT  # 3 points: quit
+def test_chain_quits_by_hand_points_and_own_score_when_nothing_fits():
+    assert decide("chain", [0, 1], top=4) == QUIT  # 3 points, under 10 points held: quit
+    assert decide("chain", [0, 1], top=4, score=12) == DRAW  # going out would return a 10: keep drawing
     assert decide("chain", [L, 1], top=4) == DRAW  # 12 points: draw
-    assert decide("chain", [L, 1], top=4, pile=0) == QUIT
+    assert decide("chain", [L, 1], top=4, pile=0) == QUIT  # nothing to draw
+    assert decide("chain", [L, 1], top=4, quit=(0, 1, 1, 1)) == QUIT  # alone: no drawing
+    assert decide("threshold", [L, 1], top=4) == DRAW and decide("threshold", [0, 2], top=4) == QUIT
