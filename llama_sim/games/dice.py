@@ -962,12 +962,35 @@ def parse_solo_position(row: str | None, llama_row: str) -> tuple[np.ndarray | N
     return own, lrow
 
 
+def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
+    """The rolls after which the optimum does NOT discard every card it could: "roll: discard"
+    items (e.g. "1 3 L: 3" keeps the llama), '; '-separated, "-" if none. With ``best`` this
+    column completes the policy: after every other roll, discard all matching cards."""
+    from ..dice_tables import rolled_count_table
+    from ..solve import best_discard, format_cards, parse_cards
+
+    row = parse_cards(row_text)
+    items = []
+    tab = rolled_count_table(layout)
+    for faces, rolled in zip(tab.faces, tab.rolled):
+        if rolled[LLAMA] == N_DICE:
+            continue
+        allow = np.minimum(rolled, row)
+        if allow.sum() == 0:
+            continue
+        d = best_discard(row, lrow, layout, faces)
+        if not np.array_equal(d, allow):
+            items.append(f"{format_cards(rolled)}: {format_cards(d)}")
+    return "; ".join(items) or "-"
+
+
 def solve_position_table(row: str | None, llama_row: str, layout: str | None, table: bool):
     """The ``solve`` command's result: (DataFrame, readable text).
 
     Without ``table``: one line (dice_layout, llama_row, row, quit_value, roll_value, best, value)
     for the given row. With ``table``: the optimal policy for every sub-row of ``row`` (every row of
-    up to 6 cards when ``row`` is None), same columns."""
+    up to 6 cards when ``row`` is None), same columns plus ``keeps``: the rolls after which the
+    optimal discard leaves a matching card in the row (see ``_partial_discards``)."""
     import pandas as pd
 
     from ..solve import format_cards, policy_table, solo_table, solve_solo
@@ -982,11 +1005,15 @@ def solve_position_table(row: str | None, llama_row: str, layout: str | None, ta
             "leave the state unchanged (solved exactly); token returns are not counted.")
     if table:
         df = policy_table(own, lrow, name) if own is not None else solo_table(lrow, name)
+        df["keeps"] = [_partial_discards(r, lrow, name) for r in df["row"]]
         df.insert(0, "llama_row", lr_text)
         df.insert(0, "dice_layout", name)
         scope = f"every sub-row of {format_cards(own)}" if own is not None else "every row of up to 6 cards"
-        shown = df.drop(columns=["dice_layout", "llama_row"])
-        text = f"{head}\nOptimal policy for {scope} ({len(df)} rows)\n{shown.to_string(index=False)}\n{note}"
+        shown = df.drop(columns=["dice_layout", "llama_row", "keeps"]).assign(
+            partial_discards=[0 if k == "-" else k.count(";") + 1 for k in df["keeps"]])
+        text = (f"{head}\nOptimal policy for {scope} ({len(df)} rows). After a roll the optimum discards every "
+                f"matching card it may, except after the partial_discards rolls listed in column keeps "
+                f"(--format csv/json or --out)\n{shown.to_string(index=False)}\n{note}")
         return df, text
     v = solve_solo(own, lrow, name)
     df = pd.DataFrame([{"dice_layout": name, "llama_row": lr_text, "row": format_cards(own),

@@ -312,12 +312,16 @@ def threshold(obs, legal, params, rng):
 @strategy("dice", "keep_llama",
           "As threshold, but keeps `keep` llama cards in its row (a llama face shows on 6 of the 18 "
           "faces) whenever it can discard other cards instead and at least min_others other cards "
-          "stay; goes out when it can.",
+          "stay; goes out when it can. alone_only=1: keeps them only once everybody else has quit.",
           params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at"),
                   "keep": (1, 1, 7, "llama cards to keep in the row"),
-                  "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay")})
+                  "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay"),
+                  "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")})
 def keep_llama(obs, legal, params, rng):
-    return heuristic(obs, legal, params[0], int(params[1]), int(params[2]))
+    keep = int(params[1])
+    if params[3] > 0 and obs[OBS_ACTIVE] > 1:
+        keep = 0
+    return heuristic(obs, legal, params[0], keep, int(params[2]))
 
 
 @strategy("dice", "solo_optimal",
