@@ -182,10 +182,46 @@ def solo_values(row, lmask, layout_id):
         strides[c] = acc
         acc *= row[c] + 1
     n = acc
+    # Rolls that differ only in codes absent from the row act alike on every sub-row: merge them
+    # (key: dice per present code, 2 bits each); rolls matching nothing are one drama weight.
+    present = 0
+    for c in range(N_CODES):
+        if row[c] > 0:
+            present |= 1 << c
+    m_all = OUT_COUNT[layout_id]
+    keys = np.zeros(m_all, np.int64)
+    for o in range(m_all):
+        for j in range(3):
+            c = OUT_CODE[layout_id, o, j]
+            if OUT_DICE[layout_id, o, j] > 0 and (present >> c) & 1:
+                keys[o] += OUT_DICE[layout_id, o, j] << (2 * c)
+    order = np.argsort(keys)
+    codes = np.zeros((m_all, 3), np.int64)
+    dice = np.zeros((m_all, 3), np.int64)
+    weight = np.zeros(m_all, np.float64)
+    drama_w = 0.0
+    m = 0
+    last = -1
+    for i in range(m_all):
+        o = order[i]
+        key = keys[o]
+        if key == 0:
+            drama_w += OUT_WEIGHT[layout_id, o]
+            continue
+        if key != last:
+            j = 0
+            for c in range(N_CODES):
+                k = (key >> (2 * c)) & 3
+                if k > 0:
+                    codes[m, j] = c
+                    dice[m, j] = k
+                    j += 1
+            m += 1
+            last = key
+        weight[m - 1] += OUT_WEIGHT[layout_id, o]
     values = np.empty(n, np.float64)
     values[0] = 0.0
     sub = np.zeros(N_CODES, np.int64)
-    m = OUT_COUNT[layout_id]
     denom = float(OUT_DENOM[layout_id])
     q = 0.0
     r = 0.0
@@ -200,17 +236,16 @@ def solo_values(row, lmask, layout_id):
                 break
         q = float(_pen(sub, 0))
         drama = float(_pen(sub, lmask))
-        total = 0.0
+        total = drama_w * drama
         for o in range(m):
-            c0 = OUT_CODE[layout_id, o, 0]
-            c1 = OUT_CODE[layout_id, o, 1]
-            c2 = OUT_CODE[layout_id, o, 2]
-            a0 = min(OUT_DICE[layout_id, o, 0], sub[c0])
-            a1 = min(OUT_DICE[layout_id, o, 1], sub[c1])
-            a2 = min(OUT_DICE[layout_id, o, 2], sub[c2])
-            w = OUT_WEIGHT[layout_id, o]
+            c0 = codes[o, 0]
+            c1 = codes[o, 1]
+            c2 = codes[o, 2]
+            a0 = min(dice[o, 0], sub[c0])
+            a1 = min(dice[o, 1], sub[c1])
+            a2 = min(dice[o, 2], sub[c2])
             if a0 + a1 + a2 == 0:
-                total += w * drama
+                total += weight[o] * drama
                 continue
             best = np.inf
             for d0 in range(a0 + 1):
@@ -220,7 +255,7 @@ def solo_values(row, lmask, layout_id):
                             v = values[s - d0 * strides[c0] - d1 * strides[c1] - d2 * strides[c2]]
                             if v < best:
                                 best = v
-            total += w * best
+            total += weight[o] * best
         r = total / denom
         values[s] = q if q <= r + TIE_TOL else r
     return strides, values, q, r
