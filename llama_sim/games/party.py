@@ -218,7 +218,7 @@ run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
 
 def _config(**options) -> np.ndarray:
     if options:
-        raise UsageError(f"party takes no rule-set options (got {', '.join(options)})")
+        raise UsageError("party takes no rule-set options (got " + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
     return np.zeros(1, np.int64)
 
 
