@@ -15,12 +15,13 @@ from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
 from ...jit import Kernel
 from .tables import (
-    B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW,
+    B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
+    COLLECT, DRAW,
     GIVE, HAND_SIZE, LLAMA, LLAMA_CODES, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES,
     OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC, OBS_ONES, OBS_PHASE,
     OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS,
     OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE, QUIT, RETURN_MAGIC, SHOW_AT, START_ONES,
-    SYM_DRAW, SYM_GIVE, SYM_MAGIC, hand_points,
+    SYM_DRAW, SYM_GIVE, SYM_MAGIC, VALUESET_POINTS,
 )
 
 
@@ -245,13 +246,17 @@ def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                        policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def score_round(n, hands, out_seat, ones, tens, board, points):
     """End of round: each player takes the hand's points (0 after going out) plus 10 for a held
     magic token (which goes back to the pool), as 10s and 1s; then the player who went out returns
     a 10 if held, else a 1. ``points`` receives the points scored."""
     for s in range(n):
-        p = 0 if s == out_seat else hand_points(hands[s])
+        values = 0
+        if s != out_seat:
+            for c in range(N_CODES):  # branch-free: which values a hand holds is unpredictable
+                values |= CODE_VALUES[c] * (hands[s, c] > 0)
+        p = VALUESET_POINTS[values]
         if board[B_MAGIC] == s:
             p += MAGIC_POINTS
         points[s] = p

@@ -116,6 +116,11 @@ OBS_LEN = OBS_DISCARD + N_CODES  # 108
 LOG_CAPACITY = 1024  # plays, gives, draws, returns, collects and quits of one round fit with room
 
 
+# VALUESET_POINTS[m]: points of a hand holding the values in bit set m (each value once).
+VALUESET_POINTS = np.array([sum(int(VALUE_POINTS[v]) for v in range(N_VALUES) if m >> v & 1)
+                            for m in range(1 << N_VALUES)], dtype=np.int64)
+
+
 @njit(cache=True, nogil=True, inline='always')
 def hand_points(counts):
     """Points of a hand (count per code): each distinct value once, doubles count both values."""
