@@ -307,12 +307,18 @@ class Round:
         obs[OBS_FACES:OBS_FACES + 18] = self.layout.ravel()
         return obs
 
-    def decide(self, seat: int, phase: int, legal: np.ndarray, roll: int = -1) -> int:
+    def choose(self, seat: int, phase: int, legal: np.ndarray) -> int:
+        """Ask the seat's policy; refuse an illegal answer."""
         policy, params = self.players[seat]
         action = int(policy(self.observe(seat, phase), legal, params, self.prng))
         if not (0 <= action < N_ACTIONS and legal[action]):
             raise RuntimeError(f"policy chose illegal action {action} at seat {seat}")
-        self.actions.append((seat, action, roll))
+        return action
+
+    def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
+        """A choice after a roll (which dice / which card), logged with roll -1."""
+        action = self.choose(seat, phase, legal)
+        self.actions.append((seat, action, -1))
         return action
 
     def play(self) -> RoundResult:
@@ -328,10 +334,7 @@ class Round:
             legal = np.zeros(N_ACTIONS, np.uint8)
             legal[ROLL] = legal[QUIT] = 1
             last_actor = seat
-            policy, params = self.players[seat]
-            action = int(policy(self.observe(seat, PHASE_TURN), legal, params, self.prng))
-            if not (0 <= action < N_ACTIONS and legal[action]):
-                raise RuntimeError(f"policy chose illegal action {action} at seat {seat}")
+            action = self.choose(seat, PHASE_TURN, legal)
             if action == QUIT:
                 self.actions.append((seat, QUIT, -1))
                 self.quit[seat] = True  # the row stays and will score
