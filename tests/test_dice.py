@@ -644,3 +644,16 @@ def test_impossible_positions_are_refused():
         dice.parse_solo_position("1 1 1 1 1 1 1", "1 2 3")
     with pytest.raises(UsageError, match="at most 8 cards"):
         dice.parse_solo_position("1 1 2 2 3 3 4 4 5", "1 2 3 4 5")
+
+
+def test_threads_and_chunks_do_not_change_results():
+    players = [registry.parse_spec("dice", s) for s in ["threshold", "random", "solo_optimal"]]
+    plan = rotation_plan(dice.GAME, 3, players, False, CFG)
+    assert run(plan, 7, 0, 6000, threads=1, chunk=1000) == run(plan, 7, 0, 6000, threads=2, chunk=700)
+    gplan = rotation_plan(dice.GAME, 3, players, True, CFG)
+    assert run(gplan, 7, 0, 40, threads=1) == run(gplan, 7, 0, 40, threads=2, chunk=7)
+    rows = np.array([cards("2 5 L"), cards("1 1"), cards("6")])
+    solo3 = [registry.parse_spec("dice", s) for s in ["solo_optimal", "threshold", "keep_llama"]]
+    a, ea = dice.simulate_position(rows, cards("1 3 L"), solo3, 3000, seed=4, quit=[0, 0, 1], start=1)
+    b, eb = dice.simulate_position(rows, cards("1 3 L"), solo3, 3000, seed=4, quit=[0, 0, 1], start=1, threads=2)
+    assert a == b and np.array_equal(ea, eb) and ea.sum() == 3000
