@@ -78,7 +78,7 @@ Speed notes: ``play_round``, ``deal_round`` and ``deal_shuffle`` are compiled wi
 reference counting (``_nrt=False``: they allocate nothing), and ``randint`` is
 ``llama_sim.rng.randint`` inlined (same generator source, checked equal by the tests): calls to
 separately compiled functions taking arrays cost atomic reference-count updates that were most
-of the cost of a roll. 4 ``threshold`` players: about 0.95 million rounds/s per core (CPU time).
+of the cost of a roll. 4 ``threshold`` players: about 0.85 million rounds per CPU-second.
 
 Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
 
