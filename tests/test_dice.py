@@ -476,10 +476,7 @@ def test_always_quit_mean_penalty_is_exact():
 
 
 def solo(row, llama_row, spec, n, seed, layout=None):
-    rows = np.array([cards(row), cards("1")])
-    players = [registry.parse_spec("dice", spec), registry.parse_spec("dice", "always_quit")]
-    tally, ends = dice.simulate_position(rows, cards(llama_row), players, n, seed=seed, layout=layout, quit=[0, 1])
-    return stats.estimate(tally, "penalty_per_round", 0), ends
+    return dice.simulate_solo(row, llama_row, spec, n, seed, layout)
 
 
 @pytest.mark.parametrize("row,llama_row,layout", [

@@ -944,6 +944,27 @@ def simulate_position(rows, llama_row, players, n_rounds: int, seed: int = 1, la
     return Tally(ROUND_METRICS, n, np.ones(n, np.int64), n_rounds, s1, s2), ends
 
 
+def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int = 100_000, seed: int = 1,
+                  layout=None, threads: int = 1):
+    """Play a solo position (everybody else has quit) ``n_rounds`` times with the kernel.
+
+    ``row``/``llama_row``: card text ("2 5 L") or count vectors; ``strategy``: a spec such as
+    ``"solo_optimal"``. Returns ``(estimate, ends)``: the ``stats.Estimate`` of the round's penalty
+    for the solo player (comparable with ``llamasim solve dice``) and the count of each END_*."""
+    from ..registry import parse_spec
+    from ..solve import parse_cards
+    from ..stats import estimate
+
+    row = parse_cards(row) if isinstance(row, str) else np.asarray(row, np.int64)
+    lrow = parse_cards(llama_row) if isinstance(llama_row, str) else np.asarray(llama_row, np.int64)
+    other = np.zeros(N_CODES, np.int64)
+    other[int(np.argmax(TOTAL_OF_CODE - row - lrow))] = 1  # a quit opponent's card, never played
+    players = [parse_spec("dice", strategy), parse_spec("dice", "always_quit")]
+    tally, ends = simulate_position(np.array([row, other]), lrow, players, n_rounds, seed=seed, layout=layout,
+                                    quit=[0, 1], threads=threads)
+    return estimate(tally, "penalty_per_round", 0), ends
+
+
 # --------------------------------------------------------------------------------------------
 # The solo phase, solved exactly (``llamasim solve dice``; the solver is ``llama_sim.solve``)
 # --------------------------------------------------------------------------------------------
