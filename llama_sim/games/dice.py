@@ -111,7 +111,7 @@ import numpy as np
 from numba import njit, types
 
 from .. import rng as R
-from ..dice_tables import DEFAULT_LAYOUT_NAME, LAYOUTS, format_layout, parse_layout
+from ..dice_tables import DEFAULT_LAYOUT_NAME, LAYOUTS, format_layout, parse_layout, validate_layout
 from ..errors import UsageError
 from ..jit import Kernel
 from ..registry import POLICIES_TYPE
@@ -205,12 +205,11 @@ def roll_faces(faces, o):
 
 
 def layout_cfg(layout) -> np.ndarray:
-    """cfg for the kernels: [layout id, 18 face codes]."""
-    arr = parse_layout(layout) if isinstance(layout, str) else np.asarray(layout, dtype=np.int64)
-    for i, name in enumerate(LAYOUT_NAMES):
-        if np.array_equal(LAYOUTS[name], arr):
-            return np.concatenate([[i], arr.ravel()]).astype(np.int64)
-    raise UsageError("not a canonical dice layout")
+    """cfg for the kernels: [layout id, 18 face codes of the canonical layout] (dice in canonical
+    order: die A is the first row of ``dice_tables.LAYOUTS[name]``). ValueError if invalid."""
+    arr = parse_layout(layout) if isinstance(layout, str) else validate_layout(np.asarray(layout, dtype=np.int64))
+    i = next(i for i, name in enumerate(LAYOUT_NAMES) if np.array_equal(LAYOUTS[name], arr))
+    return np.concatenate([[i], arr.ravel()]).astype(np.int64)
 
 
 def discard_legal(row, f0, f1, f2, mask) -> bool:
@@ -268,7 +267,9 @@ class Round:
         self.rolls = list(self.rolls)
         self.llama_row = np.array(self.llama_row, dtype=np.int64)
         self.discarded = np.array(self.discarded, dtype=np.int64)
-        self.layout = np.asarray(self.layout, dtype=np.int64)
+        cfg = layout_cfg(self.layout)  # canonical dice order, as the kernel uses
+        self.layout = cfg[1:].reshape(N_DICE, N_FACES)
+        self.layout_id = int(cfg[0])
         self.scores = list(self.scores)
         self.n = len(self.rows)
         if not self.quit:
@@ -276,7 +277,6 @@ class Round:
         self.quit = list(self.quit)
         if self.set_aside < 0:
             self.set_aside = N_CARDS - int(self.rows.sum() + self.llama_row.sum() + self.discarded.sum())
-        self.layout_id = int(layout_cfg(self.layout)[0])
         self.actions: list[tuple[int, int, int]] = []
         self.returned = np.zeros(self.n, np.int64)
         self.dice = (-1, -1, -1)
