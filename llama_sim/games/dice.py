@@ -120,6 +120,16 @@ from .common import (
     distinct_penalty, largest_token, win_units,
 )
 
+# Kernels that allocate nothing are compiled without Numba's reference counting (see the speed
+# notes above). ``_nrt`` is a Numba CPU-target option (numba.core.cpu); should a Numba release drop
+# it, the kernels compile with reference counting, slower but identical.
+try:
+    from numba.core.cpu import CPUTargetOptions as _CPUTargetOptions
+
+    _NO_NRT = {"_nrt": False} if hasattr(_CPUTargetOptions, "_nrt") else {}
+except ImportError:  # pragma: no cover - numba internals moved
+    _NO_NRT = {}
+
 N_CODES = 7
 LLAMA = 6
 CODE_NAMES = ("1", "2", "3", "4", "5", "6", "L")
@@ -187,7 +197,7 @@ def randint(state, n):
     return int(float(_next_u64(state) >> _U11) * _INV53 * n)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **_NO_NRT)
 def deal_shuffle(deck, k, rng):
     """Partial Fisher-Yates: ``deck[:k]`` becomes a uniform random ordered k-sample (k draws)."""
     m = deck.shape[0]
@@ -451,7 +461,7 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **_NO_NRT)
 def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
     """Play one round in place from any position: rows (n, 7), llama row, discard counts, who has
@@ -659,7 +669,7 @@ def _play_round_entry(n, rows, llama_row, discarded, quit, start, scores, return
 play_round_entry = Kernel(_play_round_entry, lambda: PLAY_ROUND_SIG, "dice round entry")
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **_NO_NRT)
 def deal_round(n, deck, rows, llama_row, discarded, quit, drng):
     """Reset the deck, deal 6 cards to each seat (6 n draws), lay out the full llama row."""
     for i in range(deck.shape[0]):
