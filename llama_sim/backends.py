@@ -37,6 +37,7 @@ from .errors import UsageError
 
 BACKENDS = ("local", "dask")
 DASK_MISSING = 'the dask backend needs the optional dask extra: pip install -e ".[dask]"'
+CONNECT_TIMEOUT = "10s"  # how long to try reaching --scheduler
 
 
 class LocalBackend:
@@ -208,7 +209,7 @@ class DaskBackend:
                 raise UsageError("--workers and --threads size a local cluster; with --scheduler the "
                                  "cluster's own workers are used")
             try:
-                self.client = Client(scheduler, timeout="10s")
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         else:
@@ -218,8 +219,9 @@ class DaskBackend:
             workers = workers or max(1, default_threads() // threads_per_worker)
             if workers < 1 or threads_per_worker < 1:
                 raise UsageError("--workers and --threads must be at least 1")
+            # dashboard on a free loopback port: never a clash (and no warning) when 8787 is taken
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
-                                        processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+                                        processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
                                         env={"NUMBA_NUM_THREADS": str(threads_per_worker)})
             self.client = Client(self.cluster)
 

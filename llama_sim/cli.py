@@ -520,7 +520,8 @@ def compare(
         works = [seat_effects_plan(spec, p, n, games_mode, cfg) for p in entries for n in counts]
         half_width = seat_half_width(metrics)
     else:
-        works = [comparison_design(spec, 4 if players is None else players, entries, games_mode, cfg)]
+        n_players = min(max(4, spec.min_players), spec.max_players) if players is None else players
+        works = [comparison_design(spec, n_players, entries, games_mode, cfg)]
         half_width = comparison_half_width(metrics)
     with make_backend(backend, threads, scheduler, workers) as runner:
         done = [_run_work(w, seed, runner, count, precision, max_rounds, half_width, quiet) for w in works]

@@ -29,7 +29,8 @@ differ by 0.036 penalty points per round, far outside their interval). The desig
 Plays per design block (rows): n=2: 2; n=3: 6; n=4: 6 (k=2), 36 (k=3), 24 (k=4); n=5: 20, 90,
 240, 120; n=6: 20, 90, 1080, 1800, 720 (k=2..6).
 
-``--precision X`` (``run_to_precision``): run a first batch of design blocks, then after every
+``--precision X`` (``run_to_precision``): run a first batch of design blocks (at least ``MIN_DEALS``
+deals over all strata, so the rule never trusts a variance from a handful of deals), then after every
 batch compute every interval the rule covers (the strategies' intervals and every paired
 difference of the compared metrics, or the seat values and seat-vs-mean differences of a seat
 table); stop when each half-width is at most ``X``. Otherwise the next batch is sized from the
