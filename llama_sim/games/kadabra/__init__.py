@@ -52,6 +52,17 @@ the start and at the end of a round, so its 10 counts exactly when it is held at
 be negative. In a game the penalties sum to final score - 3. Round mode (single rounds): every
 player starts with three 1s, the stage empty and the magic token in the pool.
 
+Engines
+-------
+``tables.py``: the codes, tables, layouts and the deck-file reader. ``reference.py``: ``Round``
+(one round from any position, plain Python, also scores it), ``reference_game``,
+``reference_round``, ``reference_blocks``. ``kernel.py``: ``play_round(n, hands, deck, discard,
+quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, prng, obs, legal,
+log) -> (out_seat, last_actor, decisions)`` plays from any position (``board``: draw position,
+top kind, stage 1s, stage 10s, magic token, show flag), ``score_round`` scores it, ``play_game``,
+``run_blocks``. Both engines take the same deck order and call the same policies in the same
+order, so on fixed decks they agree decision by decision (``tests/test_kadabra.py``).
+
 Encoding
 --------
 Card kinds: 0..5 = values 1..6, 6 = llama, 7 = 2/3, 8 = 4/5. Symbols: 0 none, 1 give, 2 draw,
