@@ -460,8 +460,10 @@ def compare(
                pooled), metric, value, ci_low, ci_high, n, seed
       paired   every pair and compared metric: diff = a - b, paired 95% CI,
                p_value, p_holm (Holm over the pairs of that metric), better
-               (the winner when p_holm < 0.05), the unpaired CI of the same
-               data, deals, seed
+               (the winner when p_holm < 0.05), deals, seed, and for
+               contrast only the CI the same data would give if the two
+               estimates were independent (unpaired_ci_*; invalid when
+               they are correlated, e.g. the win shares of two strategies)
       ranking  per compared metric, best first, with the strategies that the
                data cannot separate from each one (p_holm >= 0.05)
       seats    (--seat-table) each seat's value with its CI and vs_mean =
