@@ -137,7 +137,7 @@ def config(deck_file=None, **options) -> np.ndarray:
     if deck_file is None:
         return DEFAULT_COUNTS.copy()
     counts, name, _ = load_deck_table(deck_file)
-    _TABLE_NAMES.setdefault(counts.tobytes(), (name, str(Path(deck_file))))
+    _TABLE_NAMES[counts.tobytes()] = (name, str(Path(deck_file)))  # the table this process last loaded
     return counts
 
 
