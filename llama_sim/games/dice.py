@@ -72,7 +72,8 @@ both draw deals from ``DEAL_STREAM``, rolls from ``DICE_STREAM`` and policy rand
 ``POLICY_STREAM`` in the same order and call the same compiled policies, so they agree exactly.
 ``play_round_entry`` is ``play_round`` with one explicit signature for Python callers;
 ``simulate_position`` plays a typed-in position (rows, llama row, who has quit, scores) many times
-(``run_positions``), e.g. a solo position to check ``solo_optimal`` against ``llamasim solve``.
+(``run_positions``); ``simulate_solo`` does it for a solo position, to set ``solo_optimal`` against
+the exact values of ``llamasim solve dice`` (``solve_position_table``, on ``llama_sim.solve``).
 
 Speed notes: ``play_round``, ``deal_round`` and ``deal_shuffle`` are compiled without Numba's
 reference counting (``_nrt=False``: they allocate nothing), and ``randint`` is
