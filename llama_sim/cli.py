@@ -23,7 +23,7 @@ from . import jit, registry, stats
 from .errors import UsageError
 from .games import all_games, get_game
 from .output import RESULT_COLUMNS, check_format, check_out, emit
-from .simulate import Plan, blocks_for, rotation_plan, run, seat_plan
+from .simulate import Plan, blocks_for, comparison_design, run, seat_plan
 
 app = typer.Typer(
     add_completion=False,
@@ -620,7 +620,7 @@ def sweep(
     tables, lines = [], []
     for value in values:
         swept = registry.parse_spec(spec.name, f"{name}:" + ",".join(fixed + [f"{key}={value:g}"]))
-        plan = rotation_plan(spec, players, [swept] + opponents, games_mode, cfg)
+        plan = comparison_design(spec, players, [swept] + opponents, games_mode, cfg)
         tally = _execute(plan, count, seed, threads, quiet)
         df = result_table(plan, tally, seed)
         df = df[df.strategy == plan.unit_labels[0]].assign(param=key, param_value=float(value))
