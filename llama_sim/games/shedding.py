@@ -445,7 +445,7 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     cur_e = -1
     while n_in > 0:
         if quit[seat]:
-            seat = (seat + 1) % n
+            seat = seat + 1 if seat + 1 < n else 0
             continue
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
@@ -497,7 +497,7 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
                 break
             if extra_turn[a]:  # the same player acts again at once
                 continue
-        seat = (seat + 1) % n
+        seat = seat + 1 if seat + 1 < n else 0  # (seat + 1) % n without a division
     return out_seat, last_card, last_actor, turn, pos
 
 
