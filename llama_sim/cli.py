@@ -121,6 +121,12 @@ def result_table(plan: Plan, tally: stats.Tally, seed: int) -> pd.DataFrame:
     return df[RESULT_COLUMNS]
 
 
+def _rules_line(spec, cfg: np.ndarray) -> str:
+    """The rule-set options a run used (symbol table, dice layout), for every report header."""
+    described = spec.describe_config(cfg)
+    return ("\nrules: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in described.items())) if described else ""
+
+
 def _check_threads(threads: Optional[int]) -> None:
     if threads is not None and threads < 1:
         raise UsageError(f"--threads must be at least 1, not {threads}")
@@ -192,7 +198,8 @@ def simulate(
     tally = _execute(plan, count, seed, threads, quiet)
     df = result_table(plan, tally, seed)
     unit = "games" if games_mode else "rounds"
-    emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} (95% intervals)")
+    emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
+                                f"(95% intervals){_rules_line(spec, plan.cfg)}")
 
 
 # ------------------------------------------------------------------------------------ compare
@@ -546,8 +553,8 @@ def compare(
         head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
                 f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
                 f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}")
-    run_info = {"seed": seed, "backend": backend_text, "tables": infos}
-    _emit_compare(tables, views, fmt, paths, run_info, f"{head}\n{summary}")
+    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
+    _emit_compare(tables, views, fmt, paths, run_info, f"{head}{_rules_line(spec, cfg)}\n{summary}")
 
 
 @app.command()
@@ -637,7 +644,8 @@ def sweep(
         mark = "  <- best" if value == best else ""
         text.append(f"{value:>10g}  {est.value:8.4f} [{est.ci_low:.4f}, {est.ci_high:.4f}]  "
                     f"{diff['diff']:+.4f} [{diff.ci_low:+.4f}, {diff.ci_high:+.4f}]{mark}")
-    emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}",
+    emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}"
+                                   f"{_rules_line(spec, cfg)}",
          readable_text="\n".join(text))
 
 

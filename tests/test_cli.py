@@ -169,3 +169,14 @@ def test_strategy_breaking_the_contract_is_one_line(capsys, tmp_path):
     code, out, err = call(capsys, "simulate", "-g", "lama", "-s", "cheat_cli_test", "-s", "always_quit",
                           "--rounds", "50", "--strategies-file", str(src), "-q")
     assert code == 2 and "illegal action" in err and err.count("\n") == 1
+
+
+def test_reports_state_the_rule_set_options_used(capsys):
+    code, out, _ = call(capsys, "compare", "-g", "kadabra", "greedy", "threshold", "--rounds", "600", "-q")
+    assert code == 0 and "symbol table: default" in out and "give on 8 of 8 1s" in out
+    code, out, _ = call(capsys, "compare", "-g", "kadabra", "greedy", "threshold", "--rounds", "600", "-q",
+                        "--format", "json", "--view", "all")
+    assert json.loads(out)["run"]["rules"]["symbol_table"] == "default"
+    code, out, _ = call(capsys, "simulate", "-g", "dice", "-s", "threshold", "-s", "always_roll", "--rounds", "500",
+                        "-q", "--dice-layout", "13-24-56")
+    assert code == 0 and "dice layout: 13-24-56" in out
