@@ -56,8 +56,8 @@ from .games import GameSpec
 from .games.common import GAME_METRICS, ROUND_METRICS
 from .stats import Stratified, Tally
 
-CHUNK_BLOCKS_ROUNDS = 4096
-CHUNK_BLOCKS_GAMES = 128
+CHUNK_BLOCKS_ROUNDS = 16384
+CHUNK_BLOCKS_GAMES = 256
 MIN_DEALS = 200  # compare: at least this many deals behind every interval (summed over strata)
 LEVEL = 0.95
 
@@ -290,8 +290,15 @@ class Task:
     n_blocks: int
 
 
+def auto_chunk(games_mode: bool, n_blocks: int, n_strata: int) -> int:
+    """Blocks per chunk: large enough that a kernel call's fixed cost (about 0.5 ms to type the
+    policy tuple) stays around 1%, small enough for at least ~8 chunks to balance the workers."""
+    lo, hi = (16, CHUNK_BLOCKS_GAMES) if games_mode else (1024, CHUNK_BLOCKS_ROUNDS)
+    return max(lo, min(hi, math.ceil(n_blocks * n_strata / 8)))
+
+
 def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
-    chunk = chunk or (CHUNK_BLOCKS_GAMES if work.games_mode else CHUNK_BLOCKS_ROUNDS)
+    chunk = chunk or auto_chunk(work.games_mode, n_blocks, len(strata(work, seed)))
     if chunk < 1:
         raise UsageError(f"chunk size must be positive, not {chunk}")
     return [Task(c, s, b, nb) for c, (_, s) in enumerate(strata(work, seed))

@@ -37,11 +37,11 @@ Readings chosen (also in RULES.md where it settles them):
   changes the score immediately (``OBS_SCORES`` shows current holdings).
 - A quit player's row stays public in the observation: it was face up until the quit and does not
   change afterwards, so a player at the table knows it.
-- *Penalty of a round* (the ``penalty`` statistic): the points scored by the round's cards
-  (0 for the player who went out) minus the tokens that player returned after rolling three
-  llamas during the round (they lower the score just as surely). The token returned for going out
-  is not subtracted (as in ``lama``: it shows in ``final_score``). In round mode every player
-  starts with score 0, so three llamas return nothing there and the penalty is the card points.
+- *Penalty of a round* (the ``penalty`` statistic), as in every rule set: the net change of the
+  player's score over the round: the points scored by the round's cards (0 for the player who
+  went out) minus the tokens returned, after three llamas and for going out. Over a game the
+  penalties add up to the final score. In round mode every player starts with score 0, so
+  nothing can be returned and the penalty is the card points.
 
 Encoding: card/face code ``c`` in 0..5 is the value c+1, 6 the llama. Rows, the llama row and the
 discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` from the dice
@@ -447,10 +447,12 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
         scores = list(rnd.scores)  # after any three-llama returns
         for s in range(n):
             scores[s] += int(result.points[s])
-        if result.end == END_OUT:  # went out: return the largest token held
-            scores[result.last_actor] -= int(largest_token(scores[result.last_actor], False))
-            went_out[result.last_actor] += 1
         penalty += result.penalties
+        if result.end == END_OUT:  # went out: return the largest token held
+            returned = int(largest_token(scores[result.last_actor], False))
+            scores[result.last_actor] -= returned
+            penalty[result.last_actor] -= returned  # a round's penalty is the net change of the score
+            went_out[result.last_actor] += 1
         quits += result.quit
         start = result.last_actor
         if max(scores) >= GAME_END_SCORE:
@@ -723,7 +725,9 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
             scores[s] += p
         if end == END_OUT:
             went_out[last_actor] += 1
-            scores[last_actor] -= largest_token(scores[last_actor], False)
+            returned_out = largest_token(scores[last_actor], False)
+            scores[last_actor] -= returned_out
+            penalty[last_actor] -= returned_out  # a round's penalty is the net change of the score
         for s in range(n):
             top = max(top, scores[s])
         start = last_actor

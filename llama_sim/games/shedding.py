@@ -22,6 +22,10 @@ table / flag           meaning
                        if nobody played), False = the last player to act
 =====================  =======================================================================
 
+Statistics: a round's ``penalty`` is the net change of the player's score over the round: the
+card points, minus the token returned by the player who went out. Over a game the penalties add up
+to the final score (round mode starts everyone at 0, where the penalty is just the card points).
+
 The reference engine (``Round``, ``reference_game``, ``reference_blocks``) is plain Python that
 reads like the rulebooks and uses the readable ``playable`` and ``score``. The Numba kernel
 (``play_round``, ``play_game``, ``run_blocks``) takes the tables as array arguments: ``can_play``,
@@ -338,10 +342,12 @@ def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng
         rounds.append(result)
         for s in range(n):
             scores[s] += int(result.penalties[s])
-        if result.out_seat >= 0:  # went out: return the largest token held
-            scores[result.out_seat] -= int(largest_token(scores[result.out_seat], rules.tokens20))
-            went_out[result.out_seat] += 1
         penalty += result.penalties
+        if result.out_seat >= 0:  # went out: return the largest token held
+            returned = int(largest_token(scores[result.out_seat], rules.tokens20))
+            scores[result.out_seat] -= returned
+            penalty[result.out_seat] -= returned  # a round's penalty is the net change of the score
+            went_out[result.out_seat] += 1
         quits += result.quit
         start = rules.next_starter(result.last_card_seat, result.last_actor)
         if max(scores) >= GAME_END_SCORE:
@@ -557,7 +563,9 @@ def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
             scores[s] += p
         if out_seat >= 0:
             went_out[out_seat] += 1
-            scores[out_seat] -= largest_token(scores[out_seat], allow20)
+            returned = largest_token(scores[out_seat], allow20)
+            scores[out_seat] -= returned
+            penalty[out_seat] -= returned  # a round's penalty is the net change of the score
         for s in range(n):
             top_score = max(top_score, scores[s])
         start = last_card if (starter_last_card and last_card >= 0) else last_actor
