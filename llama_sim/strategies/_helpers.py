@@ -4,7 +4,7 @@ from numba import njit
 from .. import rng as R
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_legal(legal, rng):
     """A uniformly random legal action (one draw from ``rng``)."""
     k = 0
@@ -19,7 +19,7 @@ def random_legal(legal, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def first_legal(legal):
     for a in range(legal.shape[0]):
         if legal[a]:
@@ -27,7 +27,7 @@ def first_legal(legal):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_penalty(obs, start, penalty_of_code):
     """Distinct-value penalty of a count vector stored in ``obs[start:start+len(penalty_of_code)]``."""
     total = 0

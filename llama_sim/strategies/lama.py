@@ -16,7 +16,7 @@ def random(obs, legal, params, rng):
     return random_legal(legal, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_play(obs, legal):
     """Equal card before the one-higher card (so a llama on a llama before a 1); -1 if none."""
     top = obs[OBS_TOP]

@@ -39,7 +39,7 @@ from ._helpers import random_legal
 N_CLASSES = 7
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_points(hand):
     """Party scoring of a count vector over codes: each value once (plus cards as their value),
     llamas 10, or 20 with the pink llama among them."""
@@ -54,12 +54,12 @@ def hand_points(hand):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def own_hand(obs):
     return obs[OBS_HAND:OBS_HAND + N_CODES].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_play(obs, legal):
     """A card of the top's value before one higher (the normal card before the plus card),
     the pink llama only when nothing else fits; -1 if no card fits."""
@@ -109,7 +109,7 @@ def threshold(obs, legal, params, rng):
     return DRAW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fits_on(hand, top):
     """How many cards of ``hand`` may be played on ``top``."""
     k = 0
@@ -118,7 +118,7 @@ def fits_on(hand, top):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_empties_hand(hand, top):
     """Can a run of plus cards starting on ``top`` and ending with one last card empty ``hand``?
     (Plus cards are one per value, so from a top of value v the run is +v or +(v+1), then the
@@ -144,7 +144,7 @@ def chain_empties_hand(hand, top):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def min_opponent_cards(obs):
     n = obs[OBS_PLAYERS]
     me = obs[OBS_SEAT]
