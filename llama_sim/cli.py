@@ -160,7 +160,11 @@ def games(fmt: str = FormatOpt):
              "options": "; ".join(f"--{k.replace('_', '-')}: {v}" for k, v in g.options.items()) or "-"}
             for g in all_games().values()]
     df = pd.DataFrame(rows)
-    emit(df, fmt, None, readable_text=df.to_string(index=False))
+    text = []
+    for g in all_games().values():
+        text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players")
+        text.extend(f"{'':9}--{k.replace('_', '-')}: {v}" for k, v in g.options.items())
+    emit(df, fmt, None, readable_text="\n".join(text))
 
 
 @app.command()
@@ -178,7 +182,15 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                          "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
                          "description": s.description})
     df = pd.DataFrame(rows, columns=["game", "strategy", "params", "description"])
-    emit(df, fmt, None, readable_text=df.to_string(index=False))
+    text = []
+    for g, group in df.groupby("game", sort=False):
+        text.append(f"{g}:")
+        width = max(len(x) for x in group.strategy)
+        for r in group.itertuples():
+            text.append(f"  {r.strategy:<{width}}  {r.description}")
+            if r.params != "-":
+                text.append(f"  {'':<{width}}  params: {r.params}")
+    emit(df, fmt, None, readable_text="\n".join(text))
 
 
 @app.command()
