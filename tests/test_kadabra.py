@@ -331,6 +331,21 @@ def test_symbols_are_carried_out_on_a_last_card():
     assert res.penalties[0] == -1 - 1 and res.penalties[1] == 1 + 5
 
 
+def test_a_last_card_ends_the_round_only_then_even_when_its_draw_symbol_makes_a_lone_player_draw():
+    """"You also carry out special card actions when you play your last card, regardless of how many
+    people are still in the round. Only then does the round end." Fay is alone and plays her last
+    card, a 2 with the draw symbol: she draws a card herself, and then the round ends (she does not
+    play on). She went out, so she returns a token; the drawn card is a remaining card and scores."""
+    fay = 1
+    pos = dict(n=2, hands=[[FIVE], [TWO_D]], pile=[THREE, FIVE], discard=[ONE_G], ones=[3, 3], tens=[0, 0],
+               stage_ones=0, stage_tens=0, magic=POOL, show=False, quit=[True, False], start=fay)
+    res = reference_play(pos, ["greedy", "greedy"], 0)
+    assert res.actions == [(fay, TWO_D)] and res.out_seat == fay and res.last_actor == fay
+    assert res.draw_pile_left == 1 and res.hands[fay, THREE] == 1
+    assert res.card_points[fay] == 3 and res.returned[fay] == 1 and res.ones[fay] == 3 + 3 - 1
+    assert_same(kernel_play(pos, ["greedy", "greedy"], 0), res)
+
+
 def test_stage_carries_over_between_rounds_of_a_game():
     greedy = policy_of("greedy")
     carried = 0
@@ -596,12 +611,13 @@ def test_round_properties(seed, n, mix):
     everything = hand_counts([c for h in pos["hands"] for c in h] + list(pos["pile"]) + list(pos["discard"]))
     assert np.array_equal(res.hands.sum(axis=0) + hand_counts(list(pos["discard"]) + played) + hand_counts(left),
                           everything)
-    # Scores: the player who went out scores no cards; the others their distinct values, at most 31.
+    # Scores: distinct values left, at most 31; the player who went out has no card left, but one:
     for s in range(n):
-        if s == res.out_seat:
-            assert res.card_points[s] == 0 and res.hands[s].sum() == 0
-        else:
-            assert 0 <= res.card_points[s] <= 31 and res.card_points[s] == K.hand_points(res.hands[s])
+        assert 0 <= res.card_points[s] <= 31 and res.card_points[s] == K.hand_points(res.hands[s])
+        if s == res.out_seat and res.hands[s].sum():  # only a card drawn by a last card's symbol, alone
+            plays = [e for e in res.events if e.what not in ("score", "magic to pool", "return")]
+            assert res.hands[s].sum() == 1 and plays[-1].what == "forced draw" and plays[-1].seat == s
+            assert sum(res.quit) == n - 1
     assert res.magic_points.sum() in (0, 10)
     assert res.out_seat >= 0 or all(res.quit)
 

@@ -23,7 +23,8 @@ Rules as played (``shared/rules/llama-kadabra.txt``, ``shared/RULES.md``)
   round, chosen by the policy (a second decision, ``PHASE_GIVE``, asked even when only one target
   exists); nothing happens without a token or when nobody else is in the round (alone: no effect).
 - Draw symbol: the next player still in the round draws a card (the player themself when alone),
-  nothing when the pile is empty; then play goes on as usual with that next player.
+  nothing when the pile is empty; then play goes on as usual with that next player. On a lone
+  player's last card the round still ends ("Only then does the round end") and the drawn card scores.
 - Magic symbol: the player takes the magic token from wherever it is (pool, a player, the stage).
 - The magic token gives an extra action: return it to the pool and pass (in a turn or in a show,
   where it passes the show on). Not allowed when alone in the round.
@@ -39,8 +40,9 @@ Rules as played (``shared/rules/llama-kadabra.txt``, ``shared/RULES.md``)
   ends if it was the player's last card: the symbol is carried out even on a last card, and a
   last-card llama in a show ends the show and the round with nobody collecting.
 - Scoring: each distinct value left in a hand once (doubles count both values, llamas 10); 0 for
-  the player who went out; plus 10 for the player holding the magic token (the player who went
-  out included), which goes back to the pool. Points arrive as 10s and 1s (then exchanged). Then
+  the player who went out (but for a card a lone player drew by their last card's symbol); plus
+  10 for the player holding the magic token (the player who went out included), which goes back
+  to the pool. Points arrive as 10s and 1s (then exchanged). Then
   the player who went out returns a 10 if they hold one, else a 1 (scoring first, then the
   return). A game ends after a round in which somebody holds 40 or more points; lowest wins,
   ties share.

@@ -71,6 +71,7 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
     last_actor = -1
     turn = 0
     kind = 0
+    last = False  # the card just played was the player's last (a draw symbol may refill the hand after it)
     seat = (start + n - 1) % n
     phase = P_NEXT
     while True:
@@ -181,6 +182,7 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
             # ---- play card a (a normal play, or a llama in a show)
             hands[seat, a] -= 1
             obs[OBS_HAND_SIZES + seat] -= 1
+            last = obs[OBS_HAND_SIZES + seat] == 0
             kind = CODE_KIND[a]
             symbol = CODE_SYMBOL[a]
             board[B_TOP] = kind
@@ -227,7 +229,7 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
             board[B_SHOW] = 0
         elif kind == LLAMA:
             board[B_SHOW] = 1
-        if obs[OBS_HAND_SIZES + seat] == 0:  # last card: the round (and any show) ends now
+        if last:  # last card: the round (and any show) ends now
             board[B_SHOW] = 0
             out_seat = seat
             break
@@ -248,14 +250,14 @@ def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
 
 @njit(cache=True, nogil=True, inline='always')
 def score_round(n, hands, out_seat, ones, tens, board, points):
-    """End of round: each player takes the hand's points (0 after going out) plus 10 for a held
+    """End of round: each player takes the hand's points (0 after going out, but for a card drawn by
+    a last-card draw symbol when alone) plus 10 for a held
     magic token (which goes back to the pool), as 10s and 1s; then the player who went out returns
     a 10 if held, else a 1. ``points`` receives the points scored."""
     for s in range(n):
-        values = 0
-        if s != out_seat:
-            for c in range(N_CODES):  # branch-free: which values a hand holds is unpredictable
-                values |= CODE_VALUES[c] * (hands[s, c] > 0)
+        values = 0  # the remaining cards (a card drawn by a last draw symbol too)
+        for c in range(N_CODES):  # branch-free: which values a hand holds is unpredictable
+            values |= CODE_VALUES[c] * (hands[s, c] > 0)
         p = VALUESET_POINTS[values]
         if board[B_MAGIC] == s:
             p += MAGIC_POINTS

@@ -50,7 +50,7 @@ class RoundResult:
     quit: np.ndarray
     last_actor: int  # seat of the last decision: starts the next round
     draw_pile_left: int
-    card_points: np.ndarray  # hand points at the end (0 for the player who went out)
+    card_points: np.ndarray  # hand points at the end (0 for the player who went out, unless alone they drew by their last card's symbol)
     magic_points: np.ndarray  # 10 for the player holding the magic token at the end
     returned: np.ndarray  # token value the player who went out returned (10, 1 or 0)
     ones: np.ndarray  # tokens after scoring and the return
@@ -252,6 +252,7 @@ class Round:
     def play_card(self, seat: int, card: int) -> bool:
         """Play ``card`` and carry out what comes with it. True when it was the player's last card."""
         self.hands[seat].remove(card)
+        last = not self.hands[seat]  # the round ends after this card's effects, even if a draw refills the hand
         self.discard.append(card)
         kind, symbol = int(CODE_KIND[card]), int(CODE_SYMBOL[card])
         if kind == LLAMA:
@@ -276,7 +277,7 @@ class Round:
             self.show = False
         elif kind == LLAMA:
             self.show = True  # a llama with 5 or more tokens on the stage starts (or continues) the show
-        if not self.hands[seat]:
+        if last:
             self.show = False  # a last card ends the show (and the round); nobody collects
             return True
         return False
@@ -333,14 +334,14 @@ class Round:
                            self.stage_ones, self.stage_tens, self.magic, penalties, self.decisions, self.events)
 
     def score(self, hands: np.ndarray, out_seat: int):
-        """Each player takes their points as 10s and 1s: the hand (0 after going out) plus 10 for
-        the magic token, which goes back to the pool. Then the player who went out returns a 10
-        if they hold one, else a 1."""
+        """Each player takes their points as 10s and 1s: the hand (0 after going out, unless a
+        last-card draw symbol made a lone player draw) plus 10 for the magic token, which goes back
+        to the pool. Then the player who went out returns a 10 if they hold one, else a 1."""
         card_points = np.zeros(self.n, np.int64)
         magic_points = np.zeros(self.n, np.int64)
         returned = np.zeros(self.n, np.int64)
         for s in range(self.n):
-            card_points[s] = 0 if s == out_seat else hand_points(hands[s])
+            card_points[s] = hand_points(hands[s])  # the remaining cards (a card drawn by a last draw symbol too)
             if self.magic == s:
                 magic_points[s] = MAGIC_POINTS
             p = int(card_points[s] + magic_points[s])
