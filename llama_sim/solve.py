@@ -4,7 +4,7 @@ The solo phase: every other player has quit and one player is alone in the round
 then *quit* (final penalty = ``row_penalty(row)``) or *roll*:
 
 1. three llamas: nothing happens to the cards (the optional token return is ignored here, see
-   below), so the state is unchanged: a self-loop;
+   below), so the state is unchanged and the player decides again: a self-loop;
 2. some die shows a code present in the row (llama faces match llama cards): the player
    discards at least one matching card, at most one card per die showing that code, choosing
    the subset; an emptied row means the player went out: penalty 0;
@@ -14,11 +14,14 @@ then *quit* (final penalty = ``row_penalty(row)``) or *roll*:
 The llama row does not change during the solo phase, so a state is (row, llama row), and rows
 only shrink.  With ``V(row) = min(Q, R)``, ``Q = row_penalty(row)`` and
 
-    R = sum_{o != LLL} p(o) * best_next(o) / (1 - p(LLL))
+    R = p(LLL) * V(row) + S,   S = sum_{o != LLL} p(o) * best_next(o)
 
-(the self-loop of the three-llama roll solved exactly: ``R = p(LLL) R + sum ...``), memoised
-recursion over the sub-multisets of the start row is exact.  ``best_next(o)`` is the minimum of
-``V`` over the legal discards, the drama penalty if there is no match, and ``V(empty) = 0``.
+(after three llamas the player is back in the same state and plays on optimally, quitting if that
+is best).  The self-loop is solved in closed form: if ``S / (1 - p(LLL)) < Q`` rolling is best
+and ``R = S / (1 - p(LLL))``; otherwise quitting is best and ``R = p(LLL) Q + S`` (one roll, then
+quit after three llamas).  Memoised recursion over the sub-multisets of the start row is exact.
+``best_next(o)`` is the minimum of ``V`` over the legal discards, the drama penalty if there is no
+match, and ``V(empty) = 0``.
 
 What is minimised is the expected penalty *of the row* in this round.  Token returns (after
 three llamas, or after going out) and the effect of the score on the rest of the game are not
@@ -272,8 +275,10 @@ class SoloSolver:
             v, _ = self._best_after(row, allowance, lmask, exact)
             total += w * v
         q = Fraction(q) if exact else float(q)
-        r = total / self.denom
+        r = total / self.denom  # rolling on after three llamas too
         quit_best = not prefer_roll(q, r)
+        if quit_best:  # after three llamas the optimum quits: one roll, then quit
+            r = (self.lll_weight * q + total) / N_OUTCOMES
         res = (q, r, quit_best)
         memo[key] = res
         return res
@@ -466,6 +471,7 @@ def solve_solo_numba(start, llama_row, rolled, weights, denom):
     allow = np.zeros(7, dtype=np.int64)
     d = np.zeros(7, dtype=np.int64)
     m = rolled.shape[0]
+    n_outcomes = 216
     for s in range(1, n):
         for c in range(7):
             row[c] = (s // strides[c]) % (start[c] + 1)
@@ -494,12 +500,13 @@ def solve_solo_numba(start, llama_row, rolled, weights, denom):
             total += weights[o] * best
         r = total / denom
         quit_v[s] = q
-        roll_v[s] = r
         if prefer_roll_nb(q, r):
             roll_better[s] = True
             value[s] = r
+            roll_v[s] = r
         else:
             value[s] = q
+            roll_v[s] = ((n_outcomes - denom) * q + total) / n_outcomes  # one roll, quit after LLL
     return strides, quit_v, roll_v, value, roll_better
 
 

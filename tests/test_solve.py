@@ -290,6 +290,37 @@ def test_dp_agrees_with_brute_force_value_iteration(layout_name):
 
 
 @pytest.mark.parametrize("layout_name", ["12-34-56", "15-26-34"])
+def test_after_three_llamas_nothing_happens_and_the_player_may_then_quit(layout_name):
+    """Three llamas leave the row unchanged and the turn ends; at the next turn the player may
+    quit. So "roll on (then play optimally)" is one roll followed by the optimum, which after
+    three llamas is V(row) = min(quit, roll), not another roll: when quitting is optimal the roll
+    value is p(LLL) quit + the rest, not the rest / (1 - p(LLL))."""
+    layout = dt.LAYOUTS[layout_name]
+    checked_quit = 0
+    for start, lr in [((0, 2, 6), tuple(range(7))), ((0, 0, 4), ()), ((1, 3, 5, 6), (6,))]:
+        V, options, _ = brute_force(start, lr, layout)
+        for s, per_roll in options.items():
+            total = 0.0
+            for opt in per_roll:
+                if opt[0] == "stay":
+                    total += V[s]
+                elif opt[0] == "drama":
+                    total += opt[1]
+                else:
+                    total += min(V[n] for n in opt[1])
+            got = sv.solve_solo(_counts(s), _counts(lr), layout)
+            assert got.roll_value == pytest.approx(total / 216, abs=1e-9), (s, lr)
+            plan = sv.solo_plan(_counts(start), _counts(lr), layout)
+            assert plan.roll_values[sv.state_index_nb(_counts(s), plan.strides)] == pytest.approx(total / 216, abs=1e-9)
+            checked_quit += got.best_action == "quit"
+    assert checked_quit > 3
+    # a lone 1 with the full llama row: quit (1); rolling once and then quitting after three llamas
+    # is worth 1/27 * 1 + 71/108 * 31, not 71/104 * 31 (= rolling again after three llamas)
+    one = sv.solve_solo("1", FULL, layout_name, exact=True)
+    assert one.best_action == "quit" and one.roll_value == Fraction(1, 27) + Fraction(71 * 31, 108)
+
+
+@pytest.mark.parametrize("layout_name", ["12-34-56", "15-26-34"])
 def test_best_discard_is_optimal_against_brute_force(layout_name):
     layout = dt.LAYOUTS[layout_name]
     rng = random.Random(7)
@@ -317,15 +348,17 @@ def test_best_discard_is_optimal_against_brute_force(layout_name):
 def test_single_number_card_exact(layout_name):
     # Every number is on one face of each of two dice: P(v shown) = 1 - (5/6)^2 = 11/36.
     # Three llamas (1/27) never shows v and loops.  P(no v, not LLL) = 1 - 11/36 - 1/27 = 71/108
-    # -> R = (71/108) D / (1 - 1/27) = 71 D / 104, D = drama penalty = pen({v} + llama row).
+    # -> rolling on: R = (71/108) D / (1 - 1/27) = 71 D / 104, D = drama penalty = pen({v} + llama
+    # row); when quitting is better, one roll then quit after three llamas: (v+1)/27 + (71/108) D.
     for v in range(6):
         for lr_codes in [range(7), [], [v], [6], [0, 5]]:
             lr = _counts(list(lr_codes))
             D = _pen([v] + list(lr_codes))
             got = sv.solve_solo(_counts([v]), lr, layout_name, exact=True)
             assert got.quit_value == v + 1
-            assert got.roll_value == Fraction(71 * D, 104)
-            assert got.best_action == ("quit" if v + 1 <= Fraction(71 * D, 104) else "roll")
+            quit_best = v + 1 <= Fraction(71 * D, 104)
+            assert got.roll_value == (Fraction(v + 1, 27) + Fraction(71 * D, 108) if quit_best else Fraction(71 * D, 104))
+            assert got.best_action == ("quit" if quit_best else "roll")
     # Concretely: a lone 1 with the full llama row: quit (1 < 71*31/104 = 21.16...).
     assert sv.solve_solo("1", FULL, layout_name).best_action == "quit"
     # With an empty llama row drama costs nothing extra: rolling a lone 6 is worth 71*6/104.
@@ -354,9 +387,10 @@ def test_pair_of_equal_numbers_exact(layout_name):
         for lr_codes in [[], list(range(7))]:
             D = _pen([v] + lr_codes)
             Vv = min(Fraction(v + 1), Fraction(71 * D, 104))
-            R = (Fraction(10, 36) * Vv + (Fraction(25, 36) - Fraction(1, 27)) * D) / Fraction(26, 27)
+            S = Fraction(10, 36) * Vv + (Fraction(25, 36) - Fraction(1, 27)) * D
+            R = S / Fraction(26, 27)  # rolling on after three llamas
             got = sv.solve_solo(_counts([v, v]), _counts(lr_codes), layout_name, exact=True)
-            assert got.roll_value == R
+            assert got.roll_value == (R if R < v + 1 else Fraction(v + 1, 27) + S)  # else quit after LLL
             assert got.value == min(Fraction(v + 1), R)
 
 

@@ -8,9 +8,9 @@ which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code).
 ----------------------------------------------------
 Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen and the
 player's row only shrinks, so the state is (row, llama row) and the optimum is the dynamic
-programme of ``llama_sim.solve`` (quit value = row penalty; roll value = the average over the
-non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas):
-the three-llama self-loop solved exactly). A policy has no memory between calls, so
+programme of ``llama_sim.solve`` (quit value = row penalty; roll when the average over the
+non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas), is
+lower: the three-llama self-loop solved exactly). A policy has no memory between calls, so
 ``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
 row (``solo_values``: at most 1458 states for the largest possible 13-card row, 64 for six
 different cards, tens of microseconds; rolls that act alike on the row are merged first). The roll
@@ -167,6 +167,7 @@ def _outcome_arrays():
 
 
 OUT_COUNT, OUT_WEIGHT, OUT_CODE, OUT_DICE, OUT_DENOM = _outcome_arrays()
+OUT_TOTAL = 216.0  # equally likely ordered rolls
 
 
 @njit(cache=True, inline='always')
@@ -183,8 +184,8 @@ def solo_values(row, lmask, layout_id):
     """Optimal values of every sub-multiset of ``row`` in the solo phase (llama row ``lmask``,
     bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
 
-    Returns (strides, values, quit value of ``row``, roll value of ``row``); values[0] = 0 is the
-    empty row (went out)."""
+    Returns (strides, values, quit value of ``row``, roll value of ``row``: rolling once, then
+    playing optimally, as ``llama_sim.solve``); values[0] = 0 is the empty row (went out)."""
     strides = np.empty(N_CODES, np.int64)
     acc = 1
     for c in range(N_CODES):
@@ -267,6 +268,8 @@ def solo_values(row, lmask, layout_id):
             total += weight[o] * best
         r = total / denom
         values[s] = q if q <= r + TIE_TOL else r
+    if q <= r + TIE_TOL:  # quitting is best: rolling once, the optimum quits after three llamas
+        r = ((OUT_TOTAL - denom) * q + r * denom) / OUT_TOTAL
     return strides, values, q, r
 
 
