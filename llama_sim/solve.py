@@ -90,7 +90,8 @@ PENALTY.setflags(write=False)
 FULL_LLAMA_ROW = np.ones(N_CODES, dtype=np.int64)
 FULL_LLAMA_ROW.setflags(write=False)
 # Physical bounds on a dice-game row: 5 deck cards per number (+1 from the llama row), 6 deck
-# llamas (+1 from the llama row).  Used by ``solo_table`` only.
+# llamas (+1 from the llama row); a card still in the llama row is in no row.  Used by
+# ``solo_table`` only.
 MAX_COUNTS = np.array([6, 6, 6, 6, 6, 6, 7], dtype=np.int64)
 MAX_COUNTS.setflags(write=False)
 TIE_TOL = 1e-12
@@ -380,13 +381,14 @@ def policy_table(start_row, llama_row, layout=None) -> pd.DataFrame:
 
 def solo_table(llama_row, layout=None, max_cards: int = 6) -> pd.DataFrame:
     """Same columns as ``policy_table`` for every non-empty row of at most ``max_cards`` cards
-    (within the physical bounds ``MAX_COUNTS``), for one llama row (for ``--table``)."""
+    that the 43 cards allow beside the llama row (at most ``MAX_COUNTS`` less the llama row's
+    card of each value), for one llama row (for ``--table``)."""
     if int(max_cards) < 1:
         raise ValueError(f"max_cards must be at least 1, got {max_cards}")
     lr = _as_llama_row(llama_row)
     solver = get_solver(layout)
     rows = []
-    for t in _submultisets(np.minimum(MAX_COUNTS, int(max_cards))):
+    for t in _submultisets(np.minimum(MAX_COUNTS - lr, int(max_cards))):
         if 0 < sum(t) <= max_cards:
             rows.append(t)
     return _table(rows, lr, solver)

@@ -474,6 +474,17 @@ def test_solo_table_sanity(lr):
         assert q == sv.row_penalty(sv.parse_cards(text))
 
 
+def test_solo_table_lists_only_rows_the_43_cards_allow_beside_the_llama_row():
+    """43 cards: 6 of each number and 7 llamas, one of each in the llama row. With the 3 still in
+    the llama row no row holds six 3s (the CLI refuses --row "3 3 3 3 3 3" --llama-row 3)."""
+    df = sv.solo_table("3", "12-34-56")
+    assert "3 3 3 3 3 3" not in set(df["row"]) and "2 2 2 2 2 2" in set(df["row"])
+    full = set(sv.solo_table(FULL, "12-34-56")["row"])
+    assert not any(f"{v} {v} {v} {v} {v} {v}" in full for v in range(1, 7)) and "L L L L L L" in full
+    for text in df["row"]:
+        assert (sv.parse_cards(text) + sv.parse_cards("3") <= sv.MAX_COUNTS).all()
+
+
 def test_policy_table_matches_solver():
     start = "2 2 5 L"
     df = sv.policy_table(start, FULL, "13-25-46")
