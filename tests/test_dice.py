@@ -463,9 +463,11 @@ def test_three_llamas_frequency_on_the_dice_stream():
 
 def test_always_quit_mean_penalty_is_exact():
     """Each value 1..6 is in a 6-card row with probability 1 - C(31,6)/C(36,6), a llama with
-    1 - C(30,6)/C(36,6): sum_v v (1 - C(31,6)/C(36,6)) + 10 (1 - C(30,6)/C(36,6)) = 19.9... per player."""
+    1 - C(30,6)/C(36,6): sum_v v (1 - C(31,6)/C(36,6)) + 10 (1 - C(30,6)/C(36,6)) = 20.0134 per player."""
     exact = sum(range(1, 7)) * (1 - comb(31, 6) / comb(36, 6)) + 10 * (1 - comb(30, 6) / comb(36, 6))
-    assert abs(exact - 20.0127) < 1e-3
+    assert 21 * (1 - Fraction(comb(31, 6), comb(36, 6))) + 10 * (1 - Fraction(comb(30, 6), comb(36, 6))) \
+        == Fraction(109193, 5456)  # = 20.01338...
+    assert abs(exact - 109193 / 5456) < 1e-12
     players = [registry.parse_spec("dice", "always_quit")] * 4
     tally = run(seat_plan(dice.GAME, players, False, CFG), 2024, 0, 30_000, threads=2)
     for u in range(4):
