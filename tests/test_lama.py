@@ -60,6 +60,16 @@ def test_victor_plays_a_6_and_judy_a_llama_on_it():
     assert lama.playable(2, 2) and lama.playable(2, 3) and not lama.playable(2, 4) and not lama.playable(2, 1)
 
 
+def test_can_play_table_every_top_and_card():
+    """Independent of ``playable``'s wording: on a 1..5 the same value or one higher; on a 6 a 6 or
+    a llama; on a llama a llama or a 1. Nothing else, and the kernel's table says the same."""
+    fits = {top: {c for c in range(lama.N_CODES) if lama.CAN_PLAY[top, c]} for top in range(lama.N_CODES)}
+    for v in range(5):
+        assert fits[v] == {v, v + 1}
+    assert fits[5] == {5, L} and fits[L] == {L, 0}
+    assert all(bool(lama.CAN_PLAY[t, c]) == lama.playable(t, c) for t in range(7) for c in range(7))
+
+
 def test_judy_two_ones_and_a_llama_score_11():
     assert distinct_penalty(counts([0, 0, L]), lama.PENALTY) == 11
     assert distinct_penalty(counts([3, 3, L]), lama.PENALTY) == 14  # two 4s and a llama
@@ -93,6 +103,16 @@ def test_drawing_ends_the_turn_then_alone_player_plays_and_quits():
     # its 6 does not fit on a 2 and the pile is empty, so it quits.
     assert res.actions == [(0, DRAW), (1, QUIT), (2, QUIT), (0, 1), (0, QUIT)]
     assert list(res.penalties) == [6, 5, 5] and res.out_seat == -1 and res.last_card_seat == 0
+
+
+def test_draw_only_while_the_pile_has_cards_and_quitting_always_allowed():
+    hands = [[1, 5], [4, 4], [3]]
+    r = lama.Round(hands=[list(h) for h in hands], draw_pile=[], discard=[0], players=[None] * 3, scores=[0] * 3)
+    legal = r.legal(0)
+    assert legal[DRAW] == 0  # the pile ran out: no drawing, though two others are still in
+    assert legal[1] == 1 and legal[QUIT] == 1  # quitting is offered although the 2 fits on the 1
+    r.draw_pile = [2]
+    assert r.legal(0)[DRAW] == 1
 
 
 def test_round_ends_at_once_on_last_card():

@@ -507,3 +507,52 @@ def test_chain_quits_by_hand_points_and_own_score_when_nothing_fits():
     assert decide("chain", [L, 1], top=4, pile=0) == QUIT  # nothing to draw
     assert decide("chain", [L, 1], top=4, quit=(0, 1, 1, 1)) == QUIT  # alone: no drawing
     assert decide("threshold", [L, 1], top=4) == DRAW and decide("threshold", [0, 2], top=4) == QUIT
+
+
+# ----------------------------------------------------------------------------- observations: kernel vs reference
+
+OBS_HASH_SOURCE = '''
+from llama_sim.registry import strategy
+
+
+def obs_hash(obs, legal, params, rng):
+    """A legal action picked by a hash of every field of the observation (quitting rarely)."""
+    h = 1469598103934665603
+    for i in range(obs.shape[0]):
+        h = (h * 1099511628211 + obs[i] * (i + 7)) & 0x7FFFFFFFFFFF
+    quit = legal.shape[0] - 1
+    others = 0
+    for a in range(quit):
+        others += legal[a]
+    if others > 0 and h % 13 != 0:  # mostly play or draw, so that rounds run long
+        pick = h % others
+        for a in range(quit):
+            if legal[a]:
+                if pick == 0:
+                    return a
+                pick -= 1
+    return quit
+
+
+strategy("lama", "obs_hash_test", "acts on a hash of the whole observation")(obs_hash)
+strategy("party", "obs_hash_test", "acts on a hash of the whole observation")(obs_hash)
+'''
+
+
+@pytest.mark.parametrize("module", [lama, party], ids=["lama", "party"])
+@pytest.mark.parametrize("games_mode,blocks", [(False, 100), (True, 8)])
+def test_kernel_and_reference_show_every_observation_field_alike(tmp_path, module, games_mode, blocks):
+    """Both engines hand the policies the same observation, every field: a policy whose every
+    action hashes the whole observation makes the tallies differ if a single field does."""
+    src = tmp_path / "obs_hash_test.py"
+    src.write_text(OBS_HASH_SOURCE)
+    registry.load_file(src)
+    name = module.GAME.name
+    players = [registry.parse_spec(name, s) for s in ["obs_hash_test", "greedy", "obs_hash_test", "random", "greedy"]]
+    plan = rotation_plan(module.GAME, 5, players, games_mode, np.zeros(1, np.int64))
+    tally = run(plan, 31, 0, blocks, threads=1)
+    d = tally.s1.shape[0]
+    s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
+    module.reference_blocks(31, 0, blocks, 5, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
+                            [(p.strategy.policy, p.params) for p in players], plan.cfg, s1, s2)
+    assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
