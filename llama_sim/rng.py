@@ -21,6 +21,7 @@ DICE_STREAM = 2
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
+_ONE_WAY_KEY = np.uint64(0xD1B54A32D192ED03)
 _U30 = np.uint64(30)
 _U27 = np.uint64(27)
 _U31 = np.uint64(31)
@@ -45,11 +46,23 @@ def splitmix64(x):
 
 
 @njit(cache=True, nogil=True)
+def _one_way(x):
+    """x -> sm(x) ^ sm(x ^ K): two-to-one, with no known inverse short of searching 2**64 values.
+
+    SplitMix64 alone is a bijection: a policy could run it backwards from its own generator state
+    to the block's key and from there forward to the deal stream, i.e. read the deck order."""
+    return splitmix64(x) ^ splitmix64(x ^ _ONE_WAY_KEY)
+
+
+@njit(cache=True, nogil=True)
 def seed_state(state, seed, block, stream):
-    """Fill ``state`` (uint64[2]) for (seed, block, stream); never the all-zero state."""
+    """Fill ``state`` (uint64[2]) for (seed, block, stream); never the all-zero state.
+
+    Each stream's state comes out of a one-way step, so no stream (the policies' in particular)
+    reveals the key that the others (the deal, the dice) are derived from."""
     h = splitmix64(np.uint64(seed))
     h = splitmix64(h ^ np.uint64(block))
-    h = splitmix64(h ^ np.uint64(stream))
+    h = _one_way(h + np.uint64(stream) * _GOLDEN)
     state[0] = splitmix64(h)
     state[1] = splitmix64(state[0] ^ h)
     if state[0] == 0 and state[1] == 0:

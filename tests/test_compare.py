@@ -247,11 +247,18 @@ def test_paired_and_ranking_tables():
     assert list(zip(p.strategy_a, p.strategy_b)) == [("greedy", "greedy#2"), ("greedy", "threshold"),
                                                      ("greedy#2", "threshold")]
     np.testing.assert_allclose(p.p_holm, stats.holm(p.p_value))
-    assert p.better.tolist() == ["", "threshold", "threshold"]
+    # 'better' names the lower-penalty side exactly when the Holm-adjusted p is below 0.05 (the two
+    # greedy copies are separated only by chance, about one seed in forty: check the rule, not luck)
+    for row in p.itertuples():
+        lower = row.strategy_a if row.diff < 0 else row.strategy_b
+        assert row.better == (lower if row.p_holm < 0.05 else "")
+    assert p.better.tolist()[1:] == ["threshold", "threshold"]
     r = ranking_table(d, tally, 2, ("penalty_per_round",))
     assert list(r.columns) == RANKING_COLUMNS and r.strategy.iloc[0] == "threshold"
-    assert r.indistinguishable_from.tolist() == ["", "greedy#2", "greedy"] or \
-        r.indistinguishable_from.tolist() == ["", "greedy", "greedy#2"]
+    assert r.indistinguishable_from.iloc[0] == ""
+    copies_apart = p.p_holm.iloc[0] < 0.05
+    assert r.indistinguishable_from.tolist()[1:] in ([["", ""]] if copies_apart else
+                                                     [["greedy#2", "greedy"], ["greedy", "greedy#2"]])
     g = comparison_design(LAMA, 4, lineup("greedy", "smart"), True, CFG)
     gt = run(g, 2, 0, 30, threads=2)
     assert set(paired_table(g, gt, 2, ("penalty_per_round", "win_rate")).metric) == {"penalty_per_round",

@@ -492,7 +492,9 @@ def test_kernel_equals_reference_on_rounds_with_shows_and_every_token_move():
     of token and last-card llamas in a show; kernel and reference agree on every one."""
     seen = {"show": 0, "collect": 0, "show_pass": 0, "give": 0, "give_magic": 0, "last_llama_show": 0,
             "magic_from_stage": 0, "forced_draw": 0}
-    for seed in range(300):
+    for seed in range(3000):  # at least 300 rounds, and on until every kind of event has occurred
+        if seed >= 300 and all(v > 0 for v in seen.values()):
+            break
         n = 2 + seed % 5
         pos = make_position(seed, n)
         specs = [["greedy", "random", "showman", "obs_hash", "threshold"][(seed + s) % 5] for s in range(n)]
