@@ -107,3 +107,33 @@ def accumulate(v, s1, s2):
         if vi != 0:
             for j in range(d):
                 s2[i, j] += vi * v[j]
+
+
+def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                         games_mode, entries, s1, s2):
+    """The block loop every reference engine shares: the kernels' ``run_blocks`` in plain Python.
+
+    For each block and each row of ``entry_of_seat`` it makes the block's fresh streams and calls
+    ``play(players, streams)``, where ``players`` are the seats' (policy, params) pairs and
+    ``streams`` maps ``rng.DEAL_STREAM``/``POLICY_STREAM``/``DICE_STREAM`` to generator states.
+    ``play`` returns a round result (``penalties``, ``out_seat``, ``quit``) in round mode, a game
+    result (``final``, ``penalty``, ``went_out``, ``quit``, ``rounds``) in game mode."""
+    from .. import rng as R
+
+    metrics = len(GAME_METRICS) if games_mode else len(ROUND_METRICS)
+    for b in range(first_block, first_block + n_blocks):
+        v = np.zeros(metrics * n_units, np.int64)
+        for r in range(entry_of_seat.shape[0]):
+            streams = {s: R.new_state(seed, b, s) for s in (R.DEAL_STREAM, R.POLICY_STREAM, R.DICE_STREAM)}
+            res = play([entries[e] for e in entry_of_seat[r]], streams)
+            if games_mode:
+                wins = win_units(res.final, n)
+                for s in range(n):
+                    add_seat(v, n_units, unit_of_seat[r, s], res.penalty[s], res.went_out[s], res.quit[s],
+                             len(res.rounds), wins[s], res.final[s], True)
+            else:
+                for s in range(n):
+                    add_seat(v, n_units, unit_of_seat[r, s], res.penalties[s], int(s == res.out_seat),
+                             res.quit[s], 0, 0, 0, False)
+        s1 += v
+        s2 += np.outer(v, v)

@@ -118,7 +118,7 @@ from ..jit import Kernel
 from ..registry import POLICIES_TYPE
 from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    distinct_penalty, largest_token, win_units,
+    distinct_penalty, largest_token, reference_block_loop, win_units,
 )
 
 # Kernels that allocate nothing are compiled without Numba's reference counting (see the speed
@@ -800,29 +800,17 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
     """The reference engine on the same work as ``run_blocks`` (same deals, dice and policy streams).
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
-    metrics = 6 if games_mode else 3
     layout = np.asarray(cfg[1:19], dtype=np.int64).reshape(3, 6)
-    for b in range(first_block, first_block + n_blocks):
-        v = np.zeros(metrics * n_units, np.int64)
-        for r in range(entry_of_seat.shape[0]):
-            drng = R.new_state(seed, b, R.DEAL_STREAM)
-            prng = R.new_state(seed, b, R.POLICY_STREAM)
-            dice_rng = R.new_state(seed, b, R.DICE_STREAM)
-            players = [entries[e] for e in entry_of_seat[r]]
-            if games_mode:
-                g = reference_game(players, layout, drng, prng, dice_rng)
-                wins = win_units(g.final, n)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], g.penalty[s], g.went_out[s], g.quit[s],
-                             len(g.rounds), wins[s], g.final[s], True)
-            else:
-                rows, _ = reference_deal(n, drng)
-                res = Round(rows, players, [0] * n, layout, prng=prng, drng=dice_rng).play()
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], res.penalties[s], int(s == res.out_seat),
-                             res.quit[s], 0, 0, 0, False)
-        s1 += v
-        s2 += np.outer(v, v)
+
+    def play(players, streams):
+        drng, prng, dice_rng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM], streams[R.DICE_STREAM]
+        if games_mode:
+            return reference_game(players, layout, drng, prng, dice_rng)
+        rows, _ = reference_deal(n, drng)
+        return Round(rows, players, [0] * n, layout, prng=prng, drng=dice_rng).play()
+
+    reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                         entries, s1, s2)
 
 
 # --------------------------------------------------------------------------------------------

@@ -83,7 +83,9 @@ import numpy as np
 from numba import njit
 
 from .. import rng as R
-from .common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, win_units
+from .common import (
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, reference_block_loop, win_units,
+)
 
 HAND_SIZE = 6
 MAX_SEATS = 6
@@ -359,30 +361,17 @@ def reference_blocks(round_cls: type[Round], seed, first_block, n_blocks, n, ent
     """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
-    rules = round_cls.rules
-    metrics = 6 if games_mode else 3
-    for b in range(first_block, first_block + n_blocks):
-        v = np.zeros(metrics * n_units, np.int64)
-        for r in range(entry_of_seat.shape[0]):
-            drng = R.new_state(seed, b, R.DEAL_STREAM)
-            prng = R.new_state(seed, b, R.POLICY_STREAM)
-            players = [entries[e] for e in entry_of_seat[r]]
-            if games_mode:
-                g = reference_game(round_cls, players, drng, prng)
-                wins = win_units(g.final, n)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], g.penalty[s], g.went_out[s], g.quit[s],
-                             len(g.rounds), wins[s], g.final[s], True)
-            else:
-                deck = rules.deck.copy()
-                R.shuffle(deck, drng)
-                hands, pile, discard = deal(deck, n)
-                res = round_cls(hands, pile, discard, players, [0] * n, prng=prng).play()
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], res.penalties[s], int(s == res.out_seat),
-                             res.quit[s], 0, 0, 0, False)
-        s1 += v
-        s2 += np.outer(v, v)
+    def play(players, streams):
+        drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
+        if games_mode:
+            return reference_game(round_cls, players, drng, prng)
+        deck = round_cls.rules.deck.copy()
+        R.shuffle(deck, drng)
+        hands, pile, discard = deal(deck, n)
+        return round_cls(hands, pile, discard, players, [0] * n, prng=prng).play()
+
+    reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                         entries, s1, s2)
 
 
 # --------------------------------------------------------------------------------------------

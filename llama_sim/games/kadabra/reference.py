@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, add_seat, win_units
+from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, reference_block_loop
 from .tables import (
     CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
     MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN,
@@ -426,26 +426,15 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
     counts = np.asarray(cfg, dtype=np.int64)
-    metrics = 6 if games_mode else 3
-    for b in range(first_block, first_block + n_blocks):
-        v = np.zeros(metrics * n_units, np.int64)
-        for r in range(entry_of_seat.shape[0]):
-            drng = R.new_state(seed, b, R.DEAL_STREAM)
-            prng = R.new_state(seed, b, R.POLICY_STREAM)
-            players = [entries[e] for e in entry_of_seat[r]]
-            if games_mode:
-                g = reference_game(players, counts, drng, prng)
-                wins = win_units(g.final, n)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], g.penalty[s], g.went_out[s], g.quit[s],
-                             len(g.rounds), wins[s], g.final[s], True)
-            else:
-                res = reference_round(players, counts, drng, prng)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], res.penalties[s], int(s == res.out_seat),
-                             res.quit[s], 0, 0, 0, False)
-        s1 += v
-        s2 += np.outer(v, v)
+
+    def play(players, streams):
+        drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
+        if games_mode:
+            return reference_game(players, counts, drng, prng)
+        return reference_round(players, counts, drng, prng)
+
+    reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                         entries, s1, s2)
 
 
 assert MAX_PLAYERS == 6
