@@ -11,26 +11,16 @@ from llama_sim.games import lama
 from llama_sim.games.common import distinct_penalty, largest_token
 from llama_sim.simulate import rotation_plan, run, seat_plan
 
-from numba import njit, types
+import shedding_helpers as helpers  # tests/shedding_helpers.py
 
-from llama_sim.registry import POLICIES_TYPE
+
 
 L = lama.LLAMA
-I64, I64A, I64M = types.int64, types.int64[::1], types.int64[:, ::1]
-U64A, F64M = types.uint64[::1], types.float64[:, ::1]
-# Python callers hand kernels a tuple of policies: an explicit signature makes Numba convert it to
-# the first-class function tuple the kernels are built for (as run_blocks' signature does).
-play_round = njit(types.UniTuple(I64, 5)(I64, I64M, types.int8[::1], I64, I64, I64A, I64A, I64, I64A, POLICIES_TYPE,
-                                         I64A, F64M, I64A, U64A, I64A, types.uint8[::1], I64M),
-                  cache=True)(lama.play_round.py_func)
-play_game = njit(I64(I64, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A),
-                 cache=True)(lama.play_game.py_func)
 QUIT, DRAW = lama.QUIT, lama.DRAW
 
 
 def player(spec):
-    p = registry.parse_spec("lama", spec)
-    return p.strategy.policy, p.params
+    return helpers.player("lama", spec)
 
 
 def scripted(actions):
@@ -138,31 +128,11 @@ SPECS = ["greedy", "threshold", "threshold:quit_at=3", "random", "always_quit", 
 
 
 def kernel_round(deck, specs, prng_seed, start=0):
-    n = len(specs)
-    players = [registry.parse_spec("lama", s) for s in specs]
-    policies, slots = registry.policy_tuple(players)
-    params = np.array([p.params for p in players])
-    hands = np.zeros((n, lama.N_CODES), np.int64)
-    discard = np.zeros(lama.N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    deck = deck.copy()
-    pos, top = lama.deal_round(n, deck, hands, discard, quit)
-    obs = np.zeros(lama.OBS_LEN, np.int64)
-    legal = np.zeros(lama.N_ACTIONS, np.uint8)
-    log = np.zeros((lama.LOG_CAPACITY, 2), np.int64)
-    prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    out, last_card, last_actor, k, pos = play_round(
-        n, hands, deck, pos, top, discard, quit, start, np.zeros(n, np.int64), policies, slots, params,
-        np.arange(n, dtype=np.int64), prng, obs, legal, log)
-    return dict(actions=[tuple(x) for x in log[:k].tolist()], hands=hands, out=out, quit=quit,
-                last_card=last_card, last_actor=last_actor, left=deck.shape[0] - pos, discard=discard)
+    return helpers.kernel_round(lama, deck, specs, prng_seed, start)
 
 
 def reference_round(deck, specs, prng_seed, start=0):
-    n = len(specs)
-    hands, pile, discard = lama.deal(deck, n)
-    prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    return lama.Round(hands, pile, discard, [player(s) for s in specs], [0] * n, start=start, prng=prng).play()
+    return helpers.reference_round(lama, deck, specs, prng_seed, start)
 
 
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 6), start=st.integers(0, 5),
@@ -200,7 +170,7 @@ def test_kernel_game_equals_reference_game():
         d1, p1 = rng.new_state(5, block, 0), rng.new_state(5, block, 1)
         d2, p2 = d1.copy(), p1.copy()
         pen, out, qu, fin = (np.zeros(4, np.int64) for _ in range(4))
-        rounds = play_game(4, policies, slots, params, np.arange(4), d1, p1, pen, out, qu, fin)
+        rounds = lama.play_game_entry(4, policies, slots, params, np.arange(4), d1, p1, pen, out, qu, fin)
         ref = lama.reference_game([player(s) for s in specs], d2, p2)
         assert rounds == len(ref.rounds)
         assert list(fin) == list(ref.final) and list(pen) == list(ref.penalty)

@@ -7,31 +7,21 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from numba import njit, types
 
 from llama_sim import registry, rng, stats
 from llama_sim.games import lama, party, shedding
 from llama_sim.games.common import largest_token
-from llama_sim.registry import POLICIES_TYPE
 from llama_sim.simulate import rotation_plan, run, seat_plan
 from llama_sim.strategies import party as pstrat
 
+import shedding_helpers as helpers  # tests/shedding_helpers.py
+
 P, L, PINK = party.PLUS, party.LLAMA, party.PINK  # P + v - 1 is the plus card of value v
 QUIT, DRAW = party.QUIT, party.DRAW
-I64, I64A, I64M = types.int64, types.int64[::1], types.int64[:, ::1]
-U64A, F64M = types.uint64[::1], types.float64[:, ::1]
-# Python callers hand kernels a tuple of policies: an explicit signature makes Numba convert it to
-# the first-class function tuple the kernels are built for (as run_blocks' signature does).
-play_round = njit(types.UniTuple(I64, 5)(I64, I64M, types.int8[::1], I64, I64, I64A, I64A, I64, I64A, POLICIES_TYPE,
-                                         I64A, F64M, I64A, U64A, I64A, types.uint8[::1], I64M),
-                  cache=True)(party.play_round.py_func)
-play_game = njit(I64(I64, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A),
-                 cache=True)(party.play_game.py_func)
 
 
 def player(spec):
-    p = registry.parse_spec("party", spec)
-    return p.strategy.policy, p.params
+    return helpers.player("party", spec)
 
 
 def scripted(actions, seen=None):
@@ -264,7 +254,7 @@ def kernel_from_state(hands_list, pile, discard_list, quit_list, start, specs, p
     legal = np.zeros(party.N_ACTIONS, np.uint8)
     log = np.zeros((party.LOG_CAPACITY, 2), np.int64)
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    out, last_card, last_actor, k, pos = play_round(
+    out, last_card, last_actor, k, pos = party.play_round_entry(
         n, hands, deck, 0, discard_list[-1], discard, quit, start,
         np.array(scores or [0] * n, np.int64), policies, slots, params, np.arange(n, dtype=np.int64),
         prng, obs, legal, log)
@@ -273,31 +263,11 @@ def kernel_from_state(hands_list, pile, discard_list, quit_list, start, specs, p
 
 
 def kernel_round(deck, specs, prng_seed, start=0):
-    n = len(specs)
-    players = [registry.parse_spec("party", s) for s in specs]
-    policies, slots = registry.policy_tuple(players)
-    params = np.array([p.params for p in players])
-    hands = np.zeros((n, party.N_CODES), np.int64)
-    discard = np.zeros(party.N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    deck = deck.copy()
-    pos, top = party.deal_round(n, deck, hands, discard, quit)
-    obs = np.zeros(party.OBS_LEN, np.int64)
-    legal = np.zeros(party.N_ACTIONS, np.uint8)
-    log = np.zeros((party.LOG_CAPACITY, 2), np.int64)
-    prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    out, last_card, last_actor, k, pos = play_round(
-        n, hands, deck, pos, top, discard, quit, start, np.zeros(n, np.int64), policies, slots, params,
-        np.arange(n, dtype=np.int64), prng, obs, legal, log)
-    return dict(actions=[tuple(x) for x in log[:k].tolist()], hands=hands, out=out, quit=quit,
-                last_card=last_card, last_actor=last_actor, left=deck.shape[0] - pos, discard=discard)
+    return helpers.kernel_round(party, deck, specs, prng_seed, start)
 
 
 def reference_round(deck, specs, prng_seed, start=0):
-    n = len(specs)
-    hands, pile, discard = party.deal(deck, n)
-    prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    return party.Round(hands, pile, discard, [player(s) for s in specs], [0] * n, start=start, prng=prng).play()
+    return helpers.reference_round(party, deck, specs, prng_seed, start)
 
 
 def assert_same_round(k, r):
@@ -367,7 +337,7 @@ def test_kernel_game_equals_reference_game():
         d1, p1 = rng.new_state(5, block, 0), rng.new_state(5, block, 1)
         d2, p2 = d1.copy(), p1.copy()
         pen, out, qu, fin = (np.zeros(3, np.int64) for _ in range(4))
-        rounds = play_game(3, policies, slots, params, np.arange(3), d1, p1, pen, out, qu, fin)
+        rounds = party.play_game_entry(3, policies, slots, params, np.arange(3), d1, p1, pen, out, qu, fin)
         ref = party.reference_game([player(s) for s in specs], d2, p2)
         assert rounds == len(ref.rounds)
         assert list(fin) == list(ref.final) and list(pen) == list(ref.penalty)

@@ -205,6 +205,12 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
                               penalty, went_out, quits, final)
 
 
+
+# ``play_round``/``play_game`` typed for Python callers (see ``shedding.PLAY_ROUND_SIG``).
+play_round_entry = Kernel(play_round.py_func, lambda: shedding.PLAY_ROUND_SIG, "party round entry")
+play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "party game entry")
+
+
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""

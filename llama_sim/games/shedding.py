@@ -80,9 +80,10 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .. import rng as R
+from ..registry import POLICIES_TYPE
 from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, reference_block_loop, win_units,
 )
@@ -402,6 +403,17 @@ def seat_penalty(hands, s, code_penalty, twins):
     for k in range(twins.shape[0]):
         total -= twins[k, 2] * ((hands[s, twins[k, 0]] > 0) & (hands[s, twins[k, 1]] > 0))
     return total
+
+
+# Signatures of the rule sets' ``play_round``/``play_game`` wrappers for Python callers (tests, a
+# position roll-out): with them Numba turns a tuple of policies into the first-class function tuple
+# the kernels are built for, as ``run_blocks``' signature does.
+_I64, _I64A, _I64M = types.int64, types.int64[::1], types.int64[:, ::1]
+PLAY_ROUND_SIG = types.UniTuple(_I64, 5)(
+    _I64, _I64M, types.int8[::1], _I64, _I64, _I64A, _I64A, _I64, _I64A, POLICIES_TYPE,
+    _I64A, types.float64[:, ::1], _I64A, types.uint64[::1], _I64A, types.uint8[::1], _I64M)
+PLAY_GAME_SIG = _I64(_I64, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, types.uint64[::1],
+                     types.uint64[::1], _I64A, _I64A, _I64A, _I64A)
 
 
 @njit(cache=True, nogil=True, inline="always")
