@@ -48,7 +48,7 @@ class LocalBackend:
     def __init__(self, threads: int | None = None):
         from .simulate import default_threads
 
-        self.threads = threads or default_threads()
+        self.threads = default_threads() if threads is None else threads
         if self.threads < 1:
             raise UsageError(f"--threads must be at least 1, not {self.threads}")
 

@@ -21,7 +21,7 @@ def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int 
     name = BENCH_STRATEGY.get(game.name, "greedy")
     players = [registry.parse_spec(game.name, name) for _ in range(BENCH_PLAYERS)]
     plan = seat_plan(game, players, False, game.config())
-    threads = threads or default_threads()
+    threads = default_threads() if threads is None else threads
     run_chunk(plan, 7, 0, 16)  # compile or load from cache before timing
 
     t0 = time.perf_counter()

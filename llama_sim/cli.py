@@ -127,13 +127,7 @@ def _rules_line(spec, cfg: np.ndarray) -> str:
     return ("\nrules: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in described.items())) if described else ""
 
 
-def _check_threads(threads: Optional[int]) -> None:
-    if threads is not None and threads < 1:
-        raise UsageError(f"--threads must be at least 1, not {threads}")
-
-
 def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:
-    _check_threads(threads)
     n_blocks = blocks_for(plan, count)
     progress = _Progress(n_blocks, not quiet, "games" if plan.games_mode else "rounds")
     try:

@@ -319,8 +319,6 @@ def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | N
     from .backends import LocalBackend
 
     if backend is None:
-        if threads is not None and threads < 1:
-            raise UsageError(f"--threads must be at least 1, not {threads}")
         backend = LocalBackend(threads)
     plans = [p for p, _ in strata(plan, seed)]
     tasks = tasks_for(plan, seed, first_block, n_blocks, chunk)
