@@ -2,7 +2,8 @@
 
 The contract, identical for every rule set::
 
-    policy(obs: int64[::1], legal: uint8[::1], params: float64[::1], rng: uint64[::1]) -> int64
+    policy(obs: readonly int64[::1], legal: readonly uint8[::1], params: readonly float64[::1],
+           rng: uint64[::1]) -> int64
 
 ``obs`` is the acting player's observation (layout documented in each game module, only what that
 player can see), ``legal[a] == 1`` marks legal actions, ``params`` holds the strategy's parameters
@@ -31,9 +32,12 @@ from numba import types
 from .errors import UsageError
 from .jit import Kernel
 
-POLICY_SIG = types.int64(
-    types.int64[::1], types.uint8[::1], types.float64[::1], types.uint64[::1]
-)
+# What the engine hands a policy is read-only to it: writing to ``obs``, ``legal`` or ``params`` is a
+# compile error, so a strategy cannot mark an action legal or change what other seats observe.
+OBS_TYPE = types.Array(types.int64, 1, "C", readonly=True)
+LEGAL_TYPE = types.Array(types.uint8, 1, "C", readonly=True)
+PARAMS_TYPE = types.Array(types.float64, 1, "C", readonly=True)
+POLICY_SIG = types.int64(OBS_TYPE, LEGAL_TYPE, PARAMS_TYPE, types.uint64[::1])
 POLICY_TYPE = types.FunctionType(POLICY_SIG)
 MAX_PARAMS = 8
 MAX_POLICIES = 6
