@@ -392,10 +392,9 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
     """Write every table to ``--out`` (and siblings), then print the chosen view(s)."""
     import json
 
-    from .output import to_json, write_table
+    from .output import to_json, write_tables
 
-    for name, path in paths.items():
-        write_table(tables[name], path)
+    write_tables({path: tables[name] for name, path in paths.items()})
     if fmt == "json":
         if len(views) == 1:
             sys.stdout.write(to_json(tables[views[0]]) + "\n")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -20,16 +22,44 @@ def check_format(fmt: str) -> None:
         raise UsageError(f"unknown --format '{fmt}' (use {', '.join(FORMATS)})")
 
 
+OUT_SUFFIXES = (".csv", ".json", ".parquet")
+
+
 def check_out(path: Path | None, force: bool) -> None:
-    """Refuse before any work is done, so a long run never ends in a refused write."""
+    """Refuse before any work is done, so a long run never ends in a refused write: the name must
+    end in a known suffix, name no folder, sit in an existing folder we can create files in, and
+    not name an existing file unless ``force``."""
     if path is None:
         return
-    if path.suffix.lower() not in (".csv", ".json", ".parquet"):
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'results.csv'}")
+    if path.suffix.lower() not in OUT_SUFFIXES:
         raise UsageError(f"--out {path}: use a .csv, .json or .parquet file name")
     if path.exists() and not force:
         raise UsageError(f"{path} exists; pass --force to overwrite it")
-    if not path.parent.exists():
-        raise UsageError(f"--out {path}: folder {path.parent} does not exist")
+    folder = path.parent
+    if not folder.exists():
+        raise UsageError(f"--out {path}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"--out {path}: {folder} is not a folder")
+    try:  # a real probe: permission bits do not tell root, read-only mounts or /proc apart
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".llamasim-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--out {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
+    if path.suffix.lower() == ".parquet":
+        try:
+            import pyarrow  # noqa: F401  (pandas writes parquet through it)
+        except ImportError:
+            raise UsageError(f"--out {path}: writing .parquet needs pyarrow (pip install pyarrow)") from None
+
+
+def check_outs(paths, force: bool) -> None:
+    """``check_out`` for every file of one result, all before any work."""
+    for path in paths:
+        check_out(path, force)
 
 
 def write_table(df: pd.DataFrame, path: Path) -> None:
@@ -40,6 +70,26 @@ def write_table(df: pd.DataFrame, path: Path) -> None:
         df.to_parquet(path, index=False)
     else:
         path.write_text(to_json(df) + "\n")
+
+
+def write_tables(tables: dict[Path, pd.DataFrame]) -> None:
+    """Write every file of one result, or none: each goes to a temporary name in its own folder
+    (same file system, so the rename is atomic) and all are renamed only when every one was
+    written. On any failure (a full disk, Ctrl-C) the temporary files are removed."""
+    temps: dict[Path, Path] = {}
+    try:
+        for path, df in tables.items():
+            path = Path(path)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
+            os.close(fd)
+            temps[path] = Path(tmp)
+            write_table(df, temps[path])
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp in temps.values():
+            tmp.unlink(missing_ok=True)
+        raise
 
 
 def _clean(value):
@@ -92,7 +142,7 @@ def readable(df: pd.DataFrame) -> str:
 def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None) -> None:
     """Print in the chosen format (JSON: one document, nothing else) and write ``out`` if given."""
     if out is not None:
-        write_table(df, out)
+        write_tables({out: df})
     if fmt == "json":
         sys.stdout.write(to_json(df) + "\n")
     elif fmt == "csv":
