@@ -591,6 +591,8 @@ def _sweep_values(param: str) -> tuple[str, np.ndarray]:
         lo, hi, step = (float(x) for x in parts)
     except ValueError:
         raise UsageError(f"--param '{param}': lo, hi and step must be numbers") from None
+    if not all(np.isfinite([lo, hi, step])):
+        raise UsageError(f"--param '{param}': lo, hi and step must be finite numbers")
     if step <= 0 or hi < lo:
         raise UsageError(f"--param '{param}': need step > 0 and lo <= hi")
     count = int(np.floor((hi - lo) / step + 1e-9)) + 1

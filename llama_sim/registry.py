@@ -159,6 +159,8 @@ def parse_spec(game: str, spec: str) -> Player:
             key, eq, value = item.partition("=")
             if not eq:
                 raise UsageError(f"bad strategy parameter '{item}' in '{spec}' (expected k=v)")
+            if key.strip() in overrides:
+                raise UsageError(f"parameter {key.strip()} is given twice in '{spec}'")
             try:
                 overrides[key.strip()] = float(value)
             except ValueError:

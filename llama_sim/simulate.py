@@ -254,6 +254,31 @@ def empty_tally(plan: Work) -> Tally | Stratified:
     return Tally.empty(plan.metrics, len(plan.unit_labels), plan.appearances())
 
 
+MAX_SEED = 2**64 - 1
+
+
+def check_seed(seed: int) -> int:
+    """A seed is a 64-bit unsigned number; anything else would be folded silently onto another."""
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed must be a whole number from 0 to 2**64-1 ({MAX_SEED}), not {seed}")
+    return seed
+
+
+def _endless_game(plan: Plan) -> UsageError:
+    """The kernels give up on a game after ``MAX_ROUNDS_PER_GAME`` rounds without a winner. Which
+    games can end depends on the strategies as much as on the cards (with any deck that can be
+    dealt, players who quit at once end a game in a few rounds; two greedy players with an
+    all-llama Kadabra deck stake every token on the stage and never collect), so it is reported
+    as a property of this line-up and these rules, in one line."""
+    from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME
+
+    rules = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in plan.game.describe_config(plan.cfg).items())
+    return UsageError(f"a {plan.game.name} game of {', '.join(plan.unit_labels)} did not end within "
+                      f"{MAX_ROUNDS_PER_GAME} rounds (nobody reached {GAME_END_SCORE} points)"
+                      + (f" with {rules}" if rules else "") + ": these strategies cannot finish a game "
+                      "under these rules; play single rounds (--rounds) instead")
+
+
 def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[np.ndarray, np.ndarray]:
     """Play blocks [first_block, first_block + n_blocks) and return their (s1, s2) sums."""
     d = len(plan.metrics) * len(plan.unit_labels)
@@ -261,9 +286,14 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     s2 = np.zeros((d, d), np.int64)
     policies, slots = registry.policy_tuple(plan.entries)
     params = np.ascontiguousarray(np.array([p.params for p in plan.entries], dtype=np.float64))
-    plan.game.run_blocks(np.uint64(seed % 2**64), first_block, n_blocks, plan.n_players,
-                         plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
-                         policies, slots, params, plan.cfg, s1, s2)
+    try:
+        plan.game.run_blocks(np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
+                             plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
+                             policies, slots, params, plan.cfg, s1, s2)
+    except ValueError as exc:
+        if "did not end" not in str(exc):
+            raise
+        raise _endless_game(plan) from None
     return s1, s2
 
 
@@ -318,6 +348,7 @@ def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | N
     """
     from .backends import LocalBackend
 
+    check_seed(seed)
     if backend is None:
         backend = LocalBackend(threads)
     plans = [p for p, _ in strata(plan, seed)]

@@ -91,3 +91,45 @@ def test_all_files_of_a_result_or_none(capsys, tmp_path, monkeypatch):
     assert call(capsys, *COMPARE, "--out", str(tmp_path / "x.csv"))[0] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv", "x.paired.csv", "x.ranking.csv"]
     assert len(pd.read_csv(tmp_path / "x.paired.csv")) == 1
+
+
+# ------------------------------------------------------------------------------ bad numbers (item 7)
+
+@pytest.mark.parametrize("args,needle", [
+    (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=nan:1:1"], "finite"),
+    (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=0:inf:1"], "finite"),
+    (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=0:1:-inf"], "finite"),
+    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", "-1"], "--seed"),
+    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", str(2**64)], "--seed"),
+    (["compare", "-g", "lama", "greedy", "threshold", "--seed", str(2**70)], "--seed"),
+    (["simulate", "-g", "lama", "-s", "threshold:quit_at=3,quit_at=9", "-s", "greedy"], "given twice"),
+    (["compare", "-g", "lama", "threshold:quit_at=nan", "greedy"], "outside"),
+])
+def test_bad_numbers_exit_2_with_one_line(capsys, args, needle):
+    one_line_error(*call(capsys, *args, *SMALL)[::2], needle)
+
+
+def test_largest_seed_is_accepted(capsys):
+    assert call(capsys, "simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", str(2**64 - 1), *SMALL)[0] == 0
+
+
+def test_kadabra_deck_with_which_these_players_never_finish_a_game(capsys, tmp_path):
+    """Only llamas: every llama played while holding a token stakes it on the stage, and greedy
+    players play llamas in a show instead of collecting, so the tokens pile up on the stage and
+    nobody reaches 40. Rounds still end; whole games cannot."""
+    deck = tmp_path / "llamas.toml"
+    deck.write_text('name = "only llamas"\n[cards]\nllama = 37\n')
+    base = ["simulate", "-g", "kadabra", "-s", "greedy", "-s", "greedy", "--deck-file", str(deck), "-q"]
+    one_line_error(*call(capsys, *base, "--games", "4")[::2], "did not end within 10000 rounds")
+    assert call(capsys, *base, "--rounds", "200")[0] == 0
+    # with the same deck, players who quit at once finish their games: the deck alone is not at fault
+    code, _, _ = call(capsys, "simulate", "-g", "kadabra", "-s", "always_quit", "-s", "always_quit",
+                      "--deck-file", str(deck), "-q", "--games", "20")
+    assert code == 0
+
+
+def test_kadabra_deck_that_cannot_be_dealt(capsys, tmp_path):
+    deck = tmp_path / "small.toml"
+    deck.write_text('[cards]\n"1" = 20\n')
+    one_line_error(*call(capsys, "simulate", "-g", "kadabra", "-s", "greedy", "-s", "greedy",
+                         "--deck-file", str(deck), *SMALL)[::2], "the deck has 20 cards")

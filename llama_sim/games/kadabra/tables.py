@@ -194,6 +194,11 @@ def parse_deck_table(data: dict, source: str, base_cards: np.ndarray | None = No
         if marked[k] > kinds[k]:
             raise UsageError(f"{source}: {marked[k]} symbols on the {KIND_NAMES[k]} cards but only {kinds[k]} such cards")
         counts[code(k, PLAIN)] = kinds[k] - marked[k]
+    # What a deck can do to a game: with too few cards no round can be dealt (6 per hand plus the
+    # first discard, at the largest table). Any deck that can be dealt gives rounds that end: every
+    # turn plays or draws a card or quits, and the magic token's pass needs a fresh magic card to
+    # repeat. Whether whole games reach 40 depends on the strategies too (players who quit at once
+    # always finish), so that is checked where games are played (simulate.run_chunk), not here.
     total = int(counts.sum())
     need = HAND_SIZE * MAX_PLAYERS + 1
     if not need <= total <= MAX_DECK:
