@@ -22,12 +22,14 @@ Dask (an optional extra: ``pip install -e ".[dask]"``; imported only when asked 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import itertools
 import os
 import pickle
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Iterator
 
@@ -71,8 +73,14 @@ class LocalBackend:
         if self.threads == 1:
             yield from map(one, tasks)
             return
-        with ThreadPoolExecutor(max_workers=self.threads) as pool:
-            yield from pool.map(one, tasks)
+        # A window of chunks in flight, not all of them (``pool.map`` would submit the whole,
+        # possibly huge, task list at once); on any exit (Ctrl-C) the queued chunks are dropped.
+        pool = ThreadPoolExecutor(max_workers=self.threads)
+        try:
+            yield from _windowed(lambda task: pool.submit(one, task), tasks, 2 * self.threads,
+                                 lambda pending: wait(pending, return_when=FIRST_COMPLETED)[0])
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         pass
@@ -82,6 +90,23 @@ class LocalBackend:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _windowed(submit, tasks, window: int, wait_some) -> Iterator:
+    """Results of ``submit(task)`` for every task, keeping at most ``window`` in flight: memory
+    stays flat however many chunks a run has. ``wait_some(pending)`` returns finished futures."""
+    tasks = iter(tasks)
+    pending = set()
+    for task in itertools.islice(tasks, window):
+        pending.add(submit(task))
+    while pending:
+        for future in wait_some(pending):
+            pending.discard(future)
+            result = future.result()
+            task = next(tasks, None)
+            if task is not None:
+                pending.add(submit(task))
+            yield result
 
 
 # ------------------------------------------------------------------------------------- plain data
@@ -187,6 +212,24 @@ def set_numba_threads(threads: int) -> int:
     return n
 
 
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Start worker processes with SIGINT ignored (inherited, and Python keeps an inherited
+    ignore): Ctrl-C reaches the whole process group, and only this process should answer it,
+    by cancelling the work and closing the cluster, not every worker with its own traceback."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class DaskBackend:
     """Chunks as Dask tasks (``client.map`` over chunk ranges) on a scheduler or a LocalCluster."""
 
@@ -220,9 +263,11 @@ class DaskBackend:
             if workers < 1 or threads_per_worker < 1:
                 raise UsageError("--workers and --threads must be at least 1")
             # dashboard on a free loopback port: never a clash (and no warning) when 8787 is taken
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
-                                        processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-                                        env={"NUMBA_NUM_THREADS": str(threads_per_worker)})
+            with _workers_ignore_ctrl_c():
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
+                                            processes=True, dashboard_address="127.0.0.1:0",
+                                            silence_logs=logging.ERROR,
+                                            env={"NUMBA_NUM_THREADS": str(threads_per_worker)})
             self.client = Client(self.cluster)
 
     def describe(self) -> str:
@@ -245,18 +290,38 @@ class DaskBackend:
             self._warm.add(data["key"])
 
     def map(self, work, tasks) -> Iterator:
+        """Chunks as futures, a window of them at a time (two per worker thread), so a run of
+        10^9 rounds holds a few futures, not millions. On any exit (Ctrl-C) the outstanding
+        ones are cancelled."""
         from distributed import as_completed
 
-        data = plan_data(work)
-        handle = self._scattered(data)
-        futures = self.client.map(remote_chunk, [handle] * len(tasks), [t.stratum for t in tasks],
-                                  [t.seed for t in tasks], [t.first_block for t in tasks],
-                                  [t.n_blocks for t in tasks], pure=False)
-        index = {f.key: t for f, t in zip(futures, tasks)}
-        for future in as_completed(futures):
-            s1, s2 = future.result()
-            yield index[future.key], (s1, s2)
-            future.release()
+        handle = self._scattered(plan_data(work))
+        threads = sum(w.get("nthreads", 0) for w in self.client.scheduler_info().get("workers", {}).values())
+        tasks = iter(tasks)
+        outstanding: dict[str, tuple] = {}
+        done = as_completed()
+
+        def submit(task) -> None:
+            future = self.client.submit(remote_chunk, handle, task.stratum, task.seed, task.first_block,
+                                        task.n_blocks, pure=False)
+            outstanding[future.key] = (future, task)
+            done.add(future)
+
+        try:
+            for task in itertools.islice(tasks, max(8, 2 * threads)):
+                submit(task)
+            while outstanding:
+                future = next(done)
+                _, task = outstanding.pop(future.key)
+                s1, s2 = future.result()
+                future.release()
+                nxt = next(tasks, None)
+                if nxt is not None:
+                    submit(nxt)
+                yield task, (s1, s2)
+        finally:
+            if outstanding:
+                self.client.cancel([f for f, _ in outstanding.values()])
 
     def close(self) -> None:
         self.client.close()

@@ -684,10 +684,35 @@ def solve(
     emit(df, fmt, out, readable_text=text)
 
 
+def _interrupted(*_) -> None:
+    from .simulate import Interrupted
+
+    raise Interrupted()
+
+
+def _interrupt_message() -> str:
+    from .simulate import played
+
+    done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
+    return f"llamasim: interrupted after {done}; nothing written"
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning every usage problem into one line and exit status 2."""
+    """Entry point: run the app, turning every usage problem into one line and exit status 2,
+    and Ctrl-C into one line and status 130 (no file is written: see ``output.write_tables``)."""
+    import signal
+    import threading
+
+    from .simulate import Interrupted, played
+
+    played.update(rounds=0, games=0)
+    # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
+    previous = signal.signal(signal.SIGINT, _interrupted) if threading.current_thread() is threading.main_thread() else None
     try:
         app(args=argv, standalone_mode=False, prog_name="llamasim")
+    except (Interrupted, KeyboardInterrupt, typer.Abort):
+        print(_interrupt_message(), file=sys.stderr, flush=True)
+        sys.exit(130)
     except UsageError as exc:
         print(f"llamasim: error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -700,9 +725,6 @@ def main(argv: list[str] | None = None) -> None:
         message = " ".join(exc.format_message().split())
         print(f"llamasim: error: {message}", file=sys.stderr)
         sys.exit(2)
-    except typer.Abort:
-        print("llamasim: aborted", file=sys.stderr)
-        sys.exit(130)
     except BrokenPipeError:  # e.g. `llamasim ... | head`: the reader left, nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
@@ -715,3 +737,6 @@ def main(argv: list[str] | None = None) -> None:
     except cx.ClickException as exc:
         print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)

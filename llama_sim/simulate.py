@@ -45,7 +45,7 @@ import itertools
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Union
+from typing import Callable, Iterator, Union
 
 import numpy as np
 import pandas as pd
@@ -231,11 +231,27 @@ def strata(work: Work, seed: int) -> list[tuple[Plan, int]]:
     return [(p, stratum_seed(seed, c)) for c, p in enumerate(work.plans)]
 
 
+# The most rounds (or games) one table may ask for. Why a limit: the tallies are exact int64 sums
+# of per-block values and their products, which stay far from overflow below it (a round's
+# penalty is under 100 points, a block under 1800 plays); and at 10^7 rounds/s per core it is
+# already about three core-hours. Below it memory is flat (chunks are generated lazily).
+MAX_PLAYS = 10**11
+
+
+def check_plays(work: Work, n_blocks: int) -> None:
+    if n_blocks * work.rows > MAX_PLAYS:
+        what = "games" if work.games_mode else "rounds"
+        raise UsageError(f"{n_blocks * work.rows} {what} is more than one run can schedule: at most "
+                         f"{MAX_PLAYS} (1e11) {what} per table")
+
+
 def blocks_for(plan: Work, count: int) -> int:
     """Blocks needed for at least ``count`` rounds (or games): whole blocks only."""
     if count <= 0:
         raise UsageError(f"the number of rounds or games must be positive, not {count}")
-    return math.ceil(count / plan.rows)
+    blocks = -(-count // plan.rows)
+    check_plays(plan, blocks)
+    return blocks
 
 
 def min_blocks(work: Work, precision: bool = False) -> int:
@@ -297,8 +313,11 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     return s1, s2
 
 
-def chunk_ranges(first_block: int, n_blocks: int, chunk: int) -> list[tuple[int, int]]:
-    return [(b, min(chunk, first_block + n_blocks - b)) for b in range(first_block, first_block + n_blocks, chunk)]
+def chunk_ranges(first_block: int, n_blocks: int, chunk: int) -> Iterator[tuple[int, int]]:
+    """(first block, blocks) of each chunk, generated as needed: a run of 10^9 rounds never holds
+    its chunk list in memory."""
+    for b in range(first_block, first_block + n_blocks, chunk):
+        yield b, min(chunk, first_block + n_blocks - b)
 
 
 def default_threads() -> int:
@@ -327,12 +346,27 @@ def auto_chunk(games_mode: bool, n_blocks: int, n_strata: int) -> int:
     return max(lo, min(hi, math.ceil(n_blocks * n_strata / 8)))
 
 
-def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
+def iter_tasks(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> Iterator[Task]:
+    """The chunks of a run, generated lazily (backends keep only a window of them in flight)."""
     chunk = chunk or auto_chunk(work.games_mode, n_blocks, len(strata(work, seed)))
     if chunk < 1:
         raise UsageError(f"chunk size must be positive, not {chunk}")
-    return [Task(c, s, b, nb) for c, (_, s) in enumerate(strata(work, seed))
-            for b, nb in chunk_ranges(first_block, n_blocks, chunk)]
+    for c, (_, s) in enumerate(strata(work, seed)):
+        for b, nb in chunk_ranges(first_block, n_blocks, chunk):
+            yield Task(c, s, b, nb)
+
+
+def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
+    return list(iter_tasks(work, seed, first_block, n_blocks, chunk))
+
+
+class Interrupted(Exception):
+    """Raised by the CLI's Ctrl-C handler instead of ``KeyboardInterrupt``, so that no library
+    (click, Dask) turns it into its own message; ``played`` tells how far the process got."""
+
+
+# Rounds and games this process has played (finished chunks), for the Ctrl-C message.
+played = {"rounds": 0, "games": 0}
 
 
 def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | None = None,
@@ -344,28 +378,29 @@ def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | N
     cores). ``progress`` is called with the blocks of each finished chunk (a ``Design`` runs
     ``n_blocks`` blocks in each of its strata).
     A ``Plan`` gives a ``Tally``, a ``Design`` a ``Stratified`` tally; the numbers depend only on
-    ``seed`` and the block range, never on threads, chunk size or backend.
+    ``seed`` and the block range, never on threads, chunk size or backend. Memory does not grow
+    with ``n_blocks``: chunks are generated lazily and their integer sums added as they arrive.
     """
     from .backends import LocalBackend
 
     check_seed(seed)
+    check_plays(plan, n_blocks)
     if backend is None:
         backend = LocalBackend(threads)
     plans = [p for p, _ in strata(plan, seed)]
-    tasks = tasks_for(plan, seed, first_block, n_blocks, chunk)
+    tasks = iter_tasks(plan, seed, first_block, n_blocks, chunk)
     backend.warm(plan)
-    parts = [[] for _ in plans]
+    sums = [Tally.empty(p.metrics, len(p.unit_labels), p.appearances()) for p in plans]
+    unit = "games" if plan.games_mode else "rounds"
     for task, (s1, s2) in backend.map(plan, tasks):
-        parts[task.stratum].append((task.first_block, task.n_blocks, s1, s2))
+        t = sums[task.stratum]
+        t.s1 += s1  # exact integer sums: the order of arrival does not matter
+        t.s2 += s2
+        t.blocks += task.n_blocks
+        played[unit] += task.n_blocks * plans[task.stratum].rows
         if progress:
             progress(task.n_blocks)
-    tallies = []
-    for p, got in zip(plans, parts):
-        t = Tally.empty(p.metrics, len(p.unit_labels), p.appearances())
-        for _, nb, s1, s2 in sorted(got, key=lambda x: x[0]):  # sums are exact: order only for tidiness
-            t = t.merge(Tally(t.metrics, t.units, t.appearances, nb, s1, s2))
-        tallies.append(t)
-    return tallies[0] if isinstance(plan, Plan) else Stratified(tuple(tallies))
+    return sums[0] if isinstance(plan, Plan) else Stratified(tuple(sums))
 
 
 # ------------------------------------------------------------------------------------ precision
@@ -398,6 +433,7 @@ def run_to_precision(work: Work, seed: int, precision: float, half_width: Callab
     if not precision > 0:
         raise UsageError(f"--precision must be positive, not {precision}")
     max_blocks = max(max_blocks, 1)
+    check_plays(work, max_blocks)
     target = min(max(first_blocks, 1), max_blocks)
     tally = empty_tally(work)
     batches = []

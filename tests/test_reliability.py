@@ -1,5 +1,6 @@
 """Reliability (issue 11): no silent corruption, no lost work, one clear line for every bad input."""
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -133,3 +134,100 @@ def test_kadabra_deck_that_cannot_be_dealt(capsys, tmp_path):
     deck.write_text('[cards]\n"1" = 20\n')
     one_line_error(*call(capsys, "simulate", "-g", "kadabra", "-s", "greedy", "-s", "greedy",
                          "--deck-file", str(deck), *SMALL)[::2], "the deck has 20 cards")
+
+
+# ------------------------------------------------------------------------------ Ctrl-C (item 2)
+
+def _interrupt_mid_run(args, tmp_path, whole_group: bool):
+    """Start the CLI with stderr on a pseudo-terminal (so the progress bar shows), wait for the bar
+    (the run is under way), send SIGINT (to the whole process group, as a terminal does, when
+    ``whole_group``), and return (exit status, the text printed after the signal)."""
+    import pty
+    import re
+    import select
+    import signal
+    import subprocess
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE, stderr=slave,
+                            stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=tmp_path)
+    os.close(slave)
+
+    def read(until_exit: bool) -> bytes:
+        got = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 300)
+            assert ready, "no output from the run within 300 s"
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the other end closed: the process is gone
+                return got
+            if not chunk:
+                return got
+            got += chunk
+            if not until_exit and b"/" in chunk:  # the bar's "done/total" column
+                return got
+
+    read(until_exit=False)
+    if whole_group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    after = read(until_exit=True).decode(errors="replace")
+    code = proc.wait(timeout=120)
+    os.close(master)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after).replace("\r", "\n")
+    lines = [ln for ln in text.split("\n") if ln.strip() and "/" not in ln]  # drop the bar's last redraws
+    return code, lines, proc.stdout.read().decode()
+
+
+@pytest.mark.parametrize("backend", [["--threads", "2"], ["--backend", "dask", "--workers", "1", "--threads", "1"]],
+                         ids=["threads", "dask"])
+def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
+    main(["compare", "-g", "lama", "greedy", "threshold", "--rounds", "100", "-q"])  # kernels in the disk cache
+    args = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", str(10**10), "--out", "x.csv", *backend]
+    code, lines, out = _interrupt_mid_run(args, tmp_path, whole_group=True)
+    assert code == 130, lines
+    assert len(lines) == 1 and re.fullmatch(r"llamasim: interrupted after \d+ rounds; nothing written", lines[0]), lines
+    assert int(lines[0].split()[3]) > 0 and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------------------ scale (item 4)
+
+@pytest.mark.parametrize("args", [
+    ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--rounds", str(10**11 + 1)],
+    ["compare", "-g", "lama", "greedy", "threshold", "--games", str(10**20)],
+    ["compare", "-g", "lama", "greedy", "threshold", "--precision", "0.01", "--max-rounds", str(10**12)],
+    ["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=1:2:1", "--rounds", str(2**70)],
+])
+def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
+    import llama_sim.simulate as sim
+
+    monkeypatch.setattr(sim, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
+    one_line_error(*call(capsys, *args, "-q")[::2], "at most 100000000000 (1e11)")
+
+
+def test_chunks_are_generated_lazily_and_kept_in_a_window():
+    """A run of 10^10 rounds must not build its chunk list: the local backend pulls at most a
+    window of chunks ahead of the results it has handed back."""
+    from llama_sim import registry, simulate
+    from llama_sim.backends import LocalBackend
+    from llama_sim.games import get_game
+
+    game = get_game("lama")
+    plan = simulate.seat_plan(game, [registry.parse_spec("lama", "greedy")] * 2, False, game.config())
+    tasks = simulate.iter_tasks(plan, 1, 0, 10**10)
+    pulled = 0
+
+    def counted():
+        nonlocal pulled
+        for task in tasks:
+            pulled += 1
+            yield task
+
+    results = LocalBackend(2).map(plan, (t for t in counted() if True))
+    seen = [next(results) for _ in range(3)]
+    assert len(seen) == 3 and pulled <= 3 + 2 * 2
+    results.close()
