@@ -230,6 +230,54 @@ def _workers_ignore_ctrl_c():
         signal.signal(signal.SIGINT, previous)
 
 
+PROBE_SECONDS = 5.0  # connect, then wait this long for the scheduler's greeting
+SCHEMES = ("tcp", "tls")
+
+
+def probe_scheduler(address: str, seconds: float = PROBE_SECONDS) -> None:
+    """Refuse within seconds an address that is not a Dask scheduler, before ``Client`` (which can
+    wait forever on a server that accepts the connection but never speaks Dask, e.g. HTTP).
+
+    The address must parse (``[tcp|tls]://host:port``); a TCP connection must open within
+    ``seconds`` (a closed port fails at once, an unroutable address at the timeout); over plain
+    tcp the peer must then send Dask's greeting unprompted: a scheduler writes its handshake
+    first, a frame count as a little-endian uint64, while an HTTP server waits for a request."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address.strip())
+        if scheme == "inproc" and location:  # a scheduler in this very process (a notebook's LocalCluster)
+            return
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--scheduler '{address}' is not a scheduler address like tcp://host:8786 ({exc})") from None
+    if scheme not in SCHEMES:
+        raise UsageError(f"--scheduler '{address}': use tcp:// or tls:// (got {scheme}://)")
+    if not host or not 0 < int(port) < 65536:
+        raise UsageError(f"--scheduler '{address}' is not a scheduler address like tcp://host:8786")
+    try:
+        with socket.create_connection((host, int(port)), timeout=seconds) as sock:
+            if scheme != "tcp":
+                return
+            sock.settimeout(seconds)
+            head = b""
+            while len(head) < 8:
+                chunk = sock.recv(8 - len(head))
+                if not chunk:
+                    raise UsageError(f"{address} is not a Dask scheduler: it closed the connection without a greeting")
+                head += chunk
+    except socket.timeout:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: no Dask greeting within {seconds:g} s") from None
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: unknown host {host}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}") from None
+    if not 1 <= int.from_bytes(head, "little") <= 64:
+        raise UsageError(f"{address} is not a Dask scheduler: the server there does not speak Dask's protocol")
+
+
 class DaskBackend:
     """Chunks as Dask tasks (``client.map`` over chunk ranges) on a scheduler or a LocalCluster."""
 
@@ -251,6 +299,7 @@ class DaskBackend:
             if workers is not None or threads_per_worker is not None:
                 raise UsageError("--workers and --threads size a local cluster; with --scheduler the "
                                  "cluster's own workers are used")
+            probe_scheduler(scheduler)
             try:
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as exc:

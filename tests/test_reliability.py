@@ -231,3 +231,50 @@ def test_chunks_are_generated_lazily_and_kept_in_a_window():
     seen = [next(results) for _ in range(3)]
     assert len(seen) == 3 and pulled <= 3 + 2 * 2
     results.close()
+
+
+# ------------------------------------------------------------------------------ --scheduler (item 5)
+
+def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys):
+    """Only loopback addresses: an HTTP server started here, a closed port, malformed addresses.
+    Each fails within the probe's seconds (the test would hang before the fix: Client waited on
+    the HTTP server forever)."""
+    import http.server
+    import socket
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    closed.close()
+    base = ["compare", "-g", "lama", "greedy", "threshold", "--backend", "dask", "--rounds", "100", "-q"]
+    cases = [
+        (f"tcp://127.0.0.1:{server.server_address[1]}", "cannot reach the Dask scheduler"),
+        (f"127.0.0.1:{server.server_address[1]}", "cannot reach the Dask scheduler"),
+        (f"tcp://127.0.0.1:{closed_port}", "cannot reach the Dask scheduler"),
+        ("tcp://127.0.0.1:99999", "not a scheduler address"),
+        ("not an address", "not a scheduler address"),
+        ("", "not a scheduler address"),
+        ("http://127.0.0.1:8786", "use tcp:// or tls://"),
+    ]
+    try:
+        for address, needle in cases:
+            one_line_error(*call(capsys, *base, "--scheduler", address)[::2], needle)
+    finally:
+        server.shutdown()
+
+
+def test_a_real_scheduler_passes_the_probe(capsys):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      protocol="tcp://") as cluster:
+        code, out, err = call(capsys, "compare", "-g", "lama", "greedy", "threshold", "--backend", "dask",
+                              "--scheduler", cluster.scheduler_address, "--rounds", "200", "-q", "--format", "json")
+    assert code == 0, err
