@@ -33,6 +33,29 @@ app = typer.Typer(
     help="Monte Carlo strategy analyser for the L.A.M.A. family of games.",
 )
 
+_DEBUG = {"on": False}  # --debug: print the details behind a one-line error
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"llamasim {version('llama_sim')}")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            print("llamasim (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    debug: bool = typer.Option(False, "--debug", help="On an error, also print the full details (e.g. Numba's compile message)."),
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+):
+    """Monte Carlo strategy analyser for the L.A.M.A. family of games."""
+    _DEBUG["on"] = debug
+
+
 GameOpt = typer.Option(..., "--game", "-g", help="Rule set: lama, party, kadabra or dice.")
 SeedOpt = typer.Option(1, "--seed", help="One seed determines every number of the run.")
 ThreadsOpt = typer.Option(None, "--threads", help="Worker threads (default: all cores). Results do not depend on it.")
@@ -706,6 +729,7 @@ def main(argv: list[str] | None = None) -> None:
     from .simulate import Interrupted, played
 
     played.update(rounds=0, games=0)
+    _DEBUG["on"] = False
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
     previous = signal.signal(signal.SIGINT, _interrupted) if threading.current_thread() is threading.main_thread() else None
     try:
@@ -715,6 +739,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except UsageError as exc:
         print(f"llamasim: error: {exc}", file=sys.stderr)
+        if _DEBUG["on"] and exc.details:
+            print(exc.details, file=sys.stderr)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -68,7 +68,13 @@ class Strategy:
         """The compiled policy (a Numba dispatcher, callable from Python and from kernels)."""
         if self._kernel is None:
             self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False)
-        return self._kernel.get()
+        try:
+            return self._kernel.get()
+        except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input
+            self._kernel = None
+            raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: "
+                             f"{compile_error_line(exc)} (--debug shows Numba's full message)",
+                             details=re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")) from None
 
     def param_vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
         overrides = dict(overrides or {})
@@ -86,6 +92,19 @@ class Strategy:
                 f"{self.game} strategy '{self.name}' has no parameter '{next(iter(overrides))}' (parameters: {known})"
             )
         return vec
+
+
+def compile_error_line(exc: Exception) -> str:
+    """The first informative line of a Numba error, with the strategy's file and line: Numba's
+    messages open with a generic 'Failed in nopython mode pipeline' line."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Numba colours its messages on a terminal
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Failed in ", "During: "))] or lines or [type(exc).__name__]
+    where = next((ln.rstrip(":") for ln in lines if ln.startswith("File ")), "")
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:  # "... found for signature:" + the signature
+        first += " " + lines[1].lstrip("> ")
+    return first + (f" ({where})" if where and where != lines[0] else "")
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,10 @@ def strategy(game: str, name: str, description: str, params: dict | None = None)
         for p in plist:
             if not p.low <= p.default <= p.high:
                 raise ValueError(f"default of {p.name} outside its bounds")
+        known = _REGISTRY.get((game, name))
+        if known is not None and known.source != fn.__module__:  # never replace one silently
+            where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
+            raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
         _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__)
         return fn
 
@@ -122,17 +145,31 @@ def load_builtin(game: str) -> None:
 
 def load_file(path: str | Path) -> None:
     """Import a user's strategy file; its ``@strategy`` decorators register what it defines."""
+    import traceback
+
+    from .games import all_games
+
     path = Path(path)
     if not path.is_file():
         raise UsageError(f"strategies file not found: {path}")
+    if path.suffix != ".py":
+        raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
+    for game in all_games():  # built-ins first, so a clash with one is seen whatever the order
+        load_builtin(game)
     mod_name = "llamasim_user_" + re.sub(r"\W", "_", path.stem)
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
         spec.loader.exec_module(module)
+    except UsageError as exc:
+        sys.modules.pop(mod_name, None)
+        raise UsageError(f"strategies file {path}: {exc}") from None
     except Exception as exc:  # a user's file: report, don't trace back
-        raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {exc}") from exc
+        sys.modules.pop(mod_name, None)
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
+                         details=traceback.format_exc()) from None
 
 
 def strategies_for(game: str) -> list[Strategy]:

@@ -278,3 +278,55 @@ def test_a_real_scheduler_passes_the_probe(capsys):
         code, out, err = call(capsys, "compare", "-g", "lama", "greedy", "threshold", "--backend", "dask",
                               "--scheduler", cluster.scheduler_address, "--rounds", "200", "-q", "--format", "json")
     assert code == 0, err
+
+
+# ------------------------------------------------------------------------------ strategy files (item 6)
+
+def test_strategies_file_must_be_python_source(capsys, tmp_path):
+    src = tmp_path / "mine.txt"
+    src.write_text("from llama_sim.registry import strategy\n")
+    one_line_error(*call(capsys, "strategies", "-g", "lama", "--strategies-file", str(src))[::2], "ending in .py")
+
+
+def test_policy_that_numba_cannot_compile_is_one_line_and_debug_shows_all(capsys, tmp_path):
+    src = tmp_path / "broken.py"
+    src.write_text(
+        "from llama_sim.registry import strategy\n"
+        "@strategy('lama', 'broken_rel', 'writes to its legal mask')\n"
+        "def broken_rel(obs, legal, params, rng):\n"
+        "    legal[0] = 1\n"
+        "    return 0\n")
+    args = ["simulate", "-g", "lama", "-s", "broken_rel", "-s", "greedy", "--strategies-file", str(src), *SMALL]
+    code, _, err = call(capsys, *args)
+    one_line_error(code, err, "lama strategy 'broken_rel'")
+    assert "does not compile" in err and "readonly" in err and "broken.py" in err and "--debug" in err
+    code, _, err = call(capsys, "--debug", *args)
+    assert code == 2 and "Traceback" not in err
+    assert err.count("\n") > 3 and "Failed in nopython mode pipeline" in err  # Numba's whole message
+
+
+def test_a_user_strategy_may_not_take_a_built_in_name(capsys, tmp_path):
+    src = tmp_path / "clash.py"
+    src.write_text(
+        "from llama_sim.registry import strategy\n"
+        "from llama_sim.games.lama import QUIT\n"
+        "@strategy('lama', 'greedy', 'not the real greedy')\n"
+        "def greedy(obs, legal, params, rng):\n"
+        "    return QUIT\n")
+    for args in (["strategies", "-g", "lama"], ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", *SMALL]):
+        one_line_error(*call(capsys, *args, "--strategies-file", str(src))[::2],
+                       "lama strategy 'greedy' is already defined (built-in)")
+    from llama_sim import registry
+
+    assert registry.get("lama", "greedy").source == "llama_sim.strategies.lama"
+
+
+def test_a_strategies_file_with_a_syntax_error_is_one_line(capsys, tmp_path):
+    src = tmp_path / "syntax.py"
+    src.write_text("def (:\n")
+    one_line_error(*call(capsys, "strategies", "--strategies-file", str(src))[::2], "SyntaxError")
+
+
+def test_version(capsys):
+    code, out, err = call(capsys, "--version")
+    assert code == 0 and re.fullmatch(r"llamasim \S+\n", out) and err == ""
