@@ -300,6 +300,9 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     floor = min_blocks(work, precision is not None)
     label = f"{work.game.name} {work.n_players}p {what}"
     start = time.perf_counter()
+    backend.warm(work)  # compiles (first run) or loads the kernels: timed apart from the play
+    compile_seconds = time.perf_counter() - start
+    start = time.perf_counter()
     info: dict = {}
     if precision is None:
         blocks = blocks_for(work, count)
@@ -332,6 +335,7 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     info = {"game": work.game.name, "players": work.n_players, what: plays, "deal_blocks": tally.blocks,
             "seatings_per_block": work.rows, "strata": n_strata, "deals": deals(work, tally),
             "seconds": round(seconds, 3), f"{what}_per_second": round(plays / seconds) if seconds > 0 else None,
+            "compile_seconds": round(compile_seconds, 3),
             **info}
     return tally, info
 
@@ -448,7 +452,8 @@ def _run_summary(infos: list[dict], backend_text: str, seed: int) -> str:
     plays = sum(i[what] for i in infos)
     seconds = sum(i["seconds"] for i in infos)
     line = (f"{plays} {what} in {seconds:.1f} s on {backend_text}"
-            + (f" ({plays / seconds:,.0f} {what}/s)" if seconds > 0 else "") + f", seed {seed}")
+            + (f" ({plays / seconds:,.0f} {what}/s)" if seconds > 0 else "") + f", seed {seed}"
+            + f"; kernels compiled or loaded in {sum(i['compile_seconds'] for i in infos):.1f} s before that")
     if "precision" in infos[0]:
         reached = all(i["precision_reached"] for i in infos)
         worst = max(i["max_half_width"] for i in infos)
@@ -707,6 +712,29 @@ def solve(
     emit(df, fmt, out, readable_text=text)
 
 
+# Metavars users can read in --help (typer's default shows the Python type: <list[str]>, <int>).
+_METAVARS = {"--game": "GAME", "game": "GAME", "--seat": "STRATEGY", "--vs": "STRATEGY", "--strategy": "STRATEGY",
+             "strategy": "STRATEGY", "--param": "K=LO:HI:STEP", "--format": "table|csv|json", "--view": "VIEW",
+             "--backend": "local|dask", "--scheduler": "ADDRESS", "--metric": "METRIC", "--dice-layout": "LAYOUT",
+             "--row": "ROW", "--llama-row": "ROW", "--deck-file": "FILE.toml", "--strategies-file": "FILE.py",
+             "--out": "FILE"}
+_TYPE_METAVARS = {"int": "N", "float": "X", "Path": "PATH", "str": "TEXT"}
+
+
+def _readable_metavars(command) -> None:
+    """Give every option and argument without a metavar a readable one, by name or by type."""
+    for sub in getattr(command, "commands", {}).values():
+        _readable_metavars(sub)
+    for param in command.params:
+        if param.metavar is not None or getattr(param, "is_flag", False):
+            continue
+        name = max(param.opts, key=len) if param.opts else param.name
+        kind = getattr(param, "bare_type", lambda: "")().removeprefix("list[").removesuffix("]")
+        param.metavar = _METAVARS.get(name) or _TYPE_METAVARS.get(kind, "VALUE")
+        if param.param_type_name == "argument":  # its name is shown; typer would add <list[str]>
+            param.display_type_rich = lambda ctx=None: None
+
+
 def _interrupted(*_) -> None:
     from .simulate import Interrupted
 
@@ -732,8 +760,10 @@ def main(argv: list[str] | None = None) -> None:
     _DEBUG["on"] = False
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
     previous = signal.signal(signal.SIGINT, _interrupted) if threading.current_thread() is threading.main_thread() else None
+    command = typer.main.get_command(app)
+    _readable_metavars(command)
     try:
-        app(args=argv, standalone_mode=False, prog_name="llamasim")
+        command.main(args=argv, standalone_mode=False, prog_name="llamasim")
     except (Interrupted, KeyboardInterrupt, typer.Abort):
         print(_interrupt_message(), file=sys.stderr, flush=True)
         sys.exit(130)

@@ -330,3 +330,43 @@ def test_a_strategies_file_with_a_syntax_error_is_one_line(capsys, tmp_path):
 def test_version(capsys):
     code, out, err = call(capsys, "--version")
     assert code == 0 and re.fullmatch(r"llamasim \S+\n", out) and err == ""
+
+
+# ------------------------------------------------------------------------------ smaller things (item 8)
+
+def test_the_readme_kadabra_example_runs(capsys, monkeypatch):
+    import shlex
+
+    line = next(ln for ln in (REPO / "README.md").read_text().splitlines() if "--deck-file" in ln and "llamasim" in ln)
+    argv = shlex.split(line.split("#")[0])
+    assert argv[0] == "llamasim"
+    monkeypatch.chdir(REPO)
+    code, out, err = call(capsys, *argv[1:], "--rounds", "300", "-q")
+    assert code == 0, err
+    assert "more symbols" in out  # the report names the table it used
+
+
+def test_help_shows_readable_metavars(capsys):
+    for command in ("games", "strategies", "simulate", "compare", "sweep", "bench", "solve"):
+        code, out, _ = call(capsys, command, "--help")
+        assert code == 0
+        assert not re.search(r"<(list\[|str>|int>|float>|path>|bool>)", out), (command, out)
+    _, out, _ = call(capsys, "compare", "--help")
+    assert "--rounds N" in out and "--game GAME" in out and "STRATEGY" in out
+
+
+def test_option_errors_name_options_as_typed(capsys):
+    one_line_error(*call(capsys, "compare", "-g", "lama", "--dice-layout", "12-34-56", "greedy", "threshold")[::2],
+                   "(got --dice-layout)")
+    one_line_error(*call(capsys, "compare", "-g", "dice", "--deck-file", "x.toml", "random", "threshold")[::2],
+                   "(got --deck-file)")
+
+
+def test_compile_time_is_reported_apart_from_the_rate(capsys):
+    import json
+
+    code, out, err = call(capsys, *COMPARE, "--format", "json", "--view", "all")
+    info = json.loads(out)["run"]["tables"][0]
+    assert code == 0 and "compile_seconds" in info and info["rounds_per_second"] > 0
+    code, out, _ = call(capsys, *COMPARE)
+    assert "kernels compiled or loaded in" in out

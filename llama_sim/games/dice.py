@@ -1075,7 +1075,7 @@ def solve_position_table(row: str | None, llama_row: str, layout: str | None, ta
 def _config(**options) -> np.ndarray:
     unknown = [k for k in options if k != "dice_layout"]
     if unknown:
-        raise UsageError(f"dice takes only the option --dice-layout (got {', '.join(unknown)})")
+        raise UsageError(f"dice takes only the option --dice-layout (got {', '.join('--' + k.replace('_', '-') for k in unknown)})")
     text = options.get("dice_layout")
     if text is None:
         text = DEFAULT_LAYOUT_NAME

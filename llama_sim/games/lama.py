@@ -173,7 +173,7 @@ run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "lama kernel")
 
 def _config(**options) -> np.ndarray:
     if options:
-        raise UsageError(f"lama takes no rule-set options (got {', '.join(options)})")
+        raise UsageError(f"lama takes no rule-set options (got {', '.join('--' + k.replace('_', '-') for k in options)})")
     return np.zeros(1, np.int64)
 
 
