@@ -418,21 +418,24 @@ def _conclude_compare(results: list) -> str:
 
 
 def _conclude_seat_table(results: list) -> str:
+    """Seat 0 (who starts the first round) against the mean of all seats, per strategy and count."""
+    seats = results[0].seats
+    metric = "win_rate" if "win_rate" in set(seats.metric) else seats.metric.iloc[0]
+    lower_better = metric != "win_rate"
     parts = []
-    for r in results:
-        seats = r.seats
-        metric = "win_rate" if "win_rate" in set(seats.metric) else seats.metric.iloc[0]
-        first = seats[(seats.metric == metric) & (seats.seat == 0)]
+    for strategy, first in seats[(seats.metric == metric) & (seats.seat == 0)].groupby("strategy", sort=False):
+        cells = []
         for row in first.itertuples():
-            lower_better = metric != "win_rate"
-            good = (row.vs_mean < 0) == lower_better
-            verdict = ("no separable first-player effect" if row.p_holm >= 0.05
-                       else ("an advantage" if good else "a disadvantage"))
-            parts.append(f"{row.players} players: {row.vs_mean:+.3f} [{row.vs_mean_ci_low:+.3f}, "
-                         f"{row.vs_mean_ci_high:+.3f}] ({verdict})")
-        strategies = ", ".join(dict.fromkeys(first.strategy))
-    return (f"The player who starts the first round (every seat playing {strategies}) differs from the table "
-            f"mean {_metric_words(metric)} by " + "; ".join(parts) + " (paired 95% CIs).")
+            if row.p_holm < 0.05:
+                verdict = "an advantage" if (row.vs_mean < 0) == lower_better else "a disadvantage"
+            else:
+                verdict = "not separable from 0 after the Holm correction over the seats"
+            cells.append(f"{row.vs_mean:+.3f} [{row.vs_mean_ci_low:+.3f}, {row.vs_mean_ci_high:+.3f}] at "
+                         f"{row.players} players ({verdict})")
+        parts.append(f"With every seat playing {strategy}, starting the first round (seat 0) changes the "
+                     f"{_metric_words(metric)} relative to the mean of all seats by " + "; ".join(cells)
+                     + " (paired 95% CIs).")
+    return " ".join(parts)
 
 
 def _conclude_sweep(results: list) -> str:
