@@ -782,9 +782,9 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
             for r in o.results:
                 stem = f"{o.step.name}{suffix(r) if len(o.results) > 1 else ''}"
                 fig = r.plot()
-                save(fig, tmp / "plots" / f"{stem}.png")
-                save(fig, tmp / "plots" / f"{stem}.svg")
                 images[f"plots/{stem}.png"] = figure_png(fig)
+                (tmp / "plots" / f"{stem}.png").write_bytes(images[f"plots/{stem}.png"])
+                save(fig, tmp / "plots" / f"{stem}.svg")
                 o.plots.append(f"plots/{stem}.png")
         (tmp / "run.json").write_text(json.dumps(result.run, indent=1, default=str) + "\n")
         (tmp / "report.md").write_text(render_markdown(result))

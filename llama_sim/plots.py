@@ -24,6 +24,7 @@ UNITS = {
 }
 LOWER_NOTE = {"penalty_per_round": "lower is better", "final_score": "lower is better",
               "win_rate": "higher is better"}
+DPI = 100  # constrained layout fits every label, so no second "tight" drawing pass is needed
 BLUE, ORANGE, GREY = "#1f77b4", "#d95f02", "#777777"
 
 
@@ -42,7 +43,7 @@ def save(fig, path: Path) -> None:
     """PNG or SVG by the file name; no timestamps, so the same result gives the same file."""
     path = Path(path)
     metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
-    fig.savefig(path, dpi=110, bbox_inches="tight", metadata=metadata)
+    fig.savefig(path, dpi=DPI, metadata=metadata)
 
 
 def _figure(width: float, height: float):
@@ -91,7 +92,7 @@ def plot_compare(result):
             rank = result.results[(result.results.metric == metric) & result.results.seat.isna()]
         _errorbar_h(ax_v, rank["value"], rank["ci_low"], rank["ci_high"], list(rank["strategy"]))
         ax_v.set_xlabel(_label(metric))
-        ax_v.set_title(f"{metric} per strategy, 95% CI")
+        ax_v.set_title(f"{metric} per strategy, 95% CI\n(best first)")
         pairs = result.paired[result.paired.metric == metric]
         labels = [f"{a} - {b}" for a, b in zip(pairs.strategy_a, pairs.strategy_b)]
         colors = [ORANGE if b else GREY for b in pairs["better"]]
@@ -102,8 +103,9 @@ def plot_compare(result):
         ax_d.set_yticks(y, labels)
         ax_d.axvline(0, color="black", lw=0.8)
         ax_d.grid(axis="x", alpha=0.3)
+        ax_d.locator_params(axis="x", nbins=6)
         ax_d.set_xlabel(f"difference a - b ({UNITS.get(metric, metric)})")
-        ax_d.set_title("paired differences, 95% CI (orange: Holm p < 0.05)")
+        ax_d.set_title("paired differences a - b, 95% CI\n(orange: Holm-adjusted p < 0.05)")
     fig.suptitle(_title(result.header) + " (95% intervals over deal blocks)" + _rules(result.header))
     return fig
 
@@ -207,8 +209,10 @@ def _sweep_heatmap(result):
     if grid.size <= 120:
         for i in range(len(ys)):
             for j in range(len(xs)):
+                red, green, blue, _ = im.cmap(im.norm(grid[i, j]))
+                ink = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
                 ax.text(j, i, f"{grid[i, j]:.3f}\n±{half[i, j]:.3f}", ha="center", va="center", fontsize=7,
-                        color="white" if im.norm(grid[i, j]) < 0.5 else "black")
+                        color=ink)
     best = result.best
     bi, bj = ys.index(best.param_value), xs.index(best.param2_value)
     from matplotlib.patches import Rectangle
@@ -275,6 +279,6 @@ def figure_png(fig) -> bytes:
     import io
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
