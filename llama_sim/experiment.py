@@ -170,8 +170,8 @@ class _Checker:
 def _strategies(check: _Checker, key: str, value, game) -> list[str]:
     from . import registry
 
-    if value == "all":
-        return [s.name for s in registry.strategies_for(game.name)]
+    if value == "all":  # the built-in strategies only, never ones a strategies file added
+        return [s.name for s in registry.strategies_for(game.name) if s.source.startswith("llama_sim.strategies")]
     names = check.strings(key, value)
     for i, s in enumerate(names):
         try:
@@ -181,7 +181,7 @@ def _strategies(check: _Checker, key: str, value, game) -> list[str]:
     return names
 
 
-def _counts(check: _Checker, where: str, step: dict, defaults: dict, metrics_ok: bool = True) -> dict:
+def _counts(check: _Checker, where: str, step: dict, defaults: dict) -> dict:
     """rounds | games | precision (+ max_rounds) of a step, else of the spec's defaults."""
     own = {k: step[k] for k in COUNT_KEYS if k in step}
     source = own if own else {k: defaults[k] for k in COUNT_KEYS if k in defaults}
@@ -602,10 +602,9 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
     if "deck_file" in options:
         options["deck_file"] = folder / options["deck_file"]
     try:
-        described = game.describe_config(game.config(**options))
+        game.config(**options)
     except UsageError as exc:
         check.fail("options", str(exc))
-    del described
     strategies_file = None
     if "strategies_file" in raw:
         strategies_file = folder / check.string("strategies_file", raw["strategies_file"])
