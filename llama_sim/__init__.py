@@ -5,6 +5,11 @@ Compiled kernels are cached on disk in a folder named after a hash of this packa
 of a cached function, but our kernels inline code from other modules (``games/shedding.py`` into
 ``games/lama.py``, ``rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
 running. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
+
+The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
+stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``run_experiment``.
+``llama_sim.simulate`` and ``llama_sim.solve`` are also the modules of those names; calling them
+calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
 import os
@@ -35,3 +40,18 @@ def _configure_cache() -> None:
 
 
 _configure_cache()
+
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "run_experiment"]
+_API_FUNCTIONS = {"compare", "seat_table", "sweep", "run_experiment"}
+_CALLABLE_MODULES = {"simulate", "solve"}
+
+
+def __getattr__(name: str):
+    """Lazy API: nothing heavy (pandas, numba kernels) is imported until it is used."""
+    import importlib
+
+    if name in _API_FUNCTIONS:
+        return getattr(importlib.import_module(".api", __name__), name)
+    if name in _CALLABLE_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,13 +4,12 @@ Every user error becomes one line on stderr and exit status 2 (see ``main``).
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
-import numpy as np
 import pandas as pd
 import typer
 
@@ -19,11 +18,11 @@ try:  # typer >= 0.20 ships its own copy of click; older versions use click itse
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as cx
 
-from . import jit, registry, stats
+from . import api, jit, registry, stats
+from .api import DEFAULT_MAX_ROUNDS
 from .errors import UsageError
 from .games import all_games, get_game
-from .output import RESULT_COLUMNS, check_format, check_out, emit
-from .simulate import Plan, blocks_for, comparison_design, run, seat_plan
+from .output import check_format, check_out, emit
 
 app = typer.Typer(
     add_completion=False,
@@ -68,39 +67,7 @@ GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play i
 StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
 LayoutOpt = typer.Option(None, "--dice-layout", help="dice: the dice face layout (a name or e.g. 1234LL/1256LL/3456LL).")
 DeckFileOpt = typer.Option(None, "--deck-file", help="kadabra: a TOML file replacing the action-symbol table.")
-
-DEFAULT_ROUNDS = 100_000
-
-
-class _Progress:
-    """A rich progress bar on stderr that appears only once a run has taken over a second."""
-
-    def __init__(self, total: int, enabled: bool, what: str):
-        self.total, self.enabled, self.what = total, enabled and sys.stderr.isatty(), what
-        self.done = 0
-        self.start = time.perf_counter()
-        self.bar = None
-        self.task = None
-
-    def __call__(self, n: int) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        if self.bar is None and time.perf_counter() - self.start > 1.0 and self.done < self.total:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.bar = Progress(TextColumn(self.what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(self.what, total=self.total)
-        if self.bar is not None:
-            self.bar.update(self.task, completed=self.done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
+PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
 def _compile_notice(quiet: bool) -> None:
     if quiet:
@@ -108,56 +75,6 @@ def _compile_notice(quiet: bool) -> None:
     else:
         jit.on_compile = lambda label: print(f"compiling {label} (first run only; cached for later runs)...",
                                              file=sys.stderr, flush=True)
-
-
-def _game_options(dice_layout: Optional[str], deck_file: Optional[Path]) -> dict:
-    options = {}
-    if dice_layout is not None:
-        options["dice_layout"] = dice_layout
-    if deck_file is not None:
-        options["deck_file"] = deck_file
-    return options
-
-
-def _mode(rounds: Optional[int], games: Optional[int]) -> tuple[bool, int]:
-    if rounds is not None and games is not None:
-        raise UsageError("give --rounds or --games, not both")
-    if games is not None:
-        return True, games
-    return False, DEFAULT_ROUNDS if rounds is None else rounds
-
-
-def result_table(plan: Plan, tally: stats.Tally, seed: int) -> pd.DataFrame:
-    summary = stats.summarise(tally)
-    df = pd.DataFrame({
-        "game": plan.game.name,
-        "players": plan.n_players,
-        "strategy": [plan.unit_labels[u] for u in summary["unit"]],
-        "seat": pd.array([plan.unit_seats[u] for u in summary["unit"]], dtype="Int64"),
-        "metric": summary["metric"],
-        "value": summary["value"],
-        "ci_low": summary["ci_low"],
-        "ci_high": summary["ci_high"],
-        "n": summary["n"].astype(np.int64),
-        "seed": seed,
-    })
-    return df[RESULT_COLUMNS]
-
-
-def _rules_line(spec, cfg: np.ndarray) -> str:
-    """The rule-set options a run used (symbol table, dice layout), for every report header."""
-    described = spec.describe_config(cfg)
-    return ("\nrules: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in described.items())) if described else ""
-
-
-def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:
-    n_blocks = blocks_for(plan, count)
-    progress = _Progress(n_blocks, not quiet, "games" if plan.games_mode else "rounds")
-    try:
-        return run(plan, seed, 0, n_blocks, threads, progress)
-    finally:
-        progress.close()
-
 
 def _setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: str, out: Optional[Path], force: bool):
     check_format(fmt)
@@ -167,6 +84,24 @@ def _setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: st
         registry.load_file(strategies_file)
     _compile_notice(quiet)
     return game
+
+
+def _check_plot(path: Optional[Path], force: bool) -> None:
+    """``--plot`` is checked before any work, like ``--out``."""
+    from .plots import check_plot_path
+
+    if path is not None:
+        check_plot_path(path, force, "--plot")
+
+
+def _save_plot(result, path: Optional[Path], fmt: str) -> None:
+    if path is None:
+        return
+    from .plots import save
+
+    save(result.plot(), path)
+    if fmt == "table":
+        print(f"wrote {path}")
 
 
 @app.command()
@@ -220,21 +155,15 @@ def simulate(
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
 ):
     """Play a fixed line-up (seat 0 starts) and report each seat's results."""
-    spec = _setup(game, strategies_file, quiet, fmt, out, force)
-    games_mode, count = _mode(rounds, games_)
-    players = [registry.parse_spec(spec.name, s) for s in seat]
-    plan = seat_plan(spec, players, games_mode, spec.config(**_game_options(dice_layout, deck_file)))
-    tally = _execute(plan, count, seed, threads, quiet)
-    df = result_table(plan, tally, seed)
-    unit = "games" if games_mode else "rounds"
-    emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
-                                f"(95% intervals){_rules_line(spec, plan.cfg)}")
+    _setup(game, strategies_file, quiet, fmt, out, force)
+    r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, dice_layout=dice_layout,
+                     deck_file=deck_file, quiet=quiet)
+    emit(r.results, fmt, out, preamble=r.header)
 
 
 # ------------------------------------------------------------------------------------ compare
 
 COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "all")
-DEFAULT_MAX_ROUNDS = 20_000_000
 
 
 def _compare_views(view: Optional[str], fmt: str, seat_table: bool) -> tuple[str, ...]:
@@ -267,77 +196,6 @@ def _out_paths(out: Optional[Path], names: tuple[str, ...], force: bool) -> dict
     for path in paths.values():
         check_out(path, force)
     return paths
-
-
-def _note(quiet: bool, text: str) -> None:
-    if not quiet:
-        print(f"llamasim: {text}", file=sys.stderr, flush=True)
-
-
-class _BatchProgress:
-    """A fresh progress bar per ``--precision`` batch (its size is only known when it starts)."""
-
-    def __init__(self, quiet: bool, what: str):
-        self.quiet, self.what, self.bar = quiet, what, None
-
-    def __call__(self, units: int):
-        self.close()
-        self.bar = _Progress(units, not self.quiet, self.what)
-        return self.bar
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _run_work(work, seed: int, backend, count: Optional[int], precision: Optional[float], max_rounds: int,
-              half_width, quiet: bool) -> tuple[stats.Tally, dict]:
-    """Fixed count (at least ``min_blocks`` deal blocks) or the ``--precision`` loop."""
-    from .simulate import deals, min_blocks, run_to_precision
-
-    what = "games" if work.games_mode else "rounds"
-    n_strata = 1 if isinstance(work, Plan) else len(work.tables)
-    floor = min_blocks(work, precision is not None)
-    label = f"{work.game.name} {work.n_players}p {what}"
-    start = time.perf_counter()
-    backend.warm(work)  # compiles (first run) or loads the kernels: timed apart from the play
-    compile_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    info: dict = {}
-    if precision is None:
-        blocks = blocks_for(work, count)
-        if blocks < floor:
-            _note(quiet, f"{count} {what} raised to {floor * work.rows} ({floor} blocks of {work.rows} seatings): "
-                         "an interval needs at least 2 deal blocks")
-            blocks = floor
-        progress = _Progress(blocks * n_strata, not quiet, label)
-        try:
-            tally = run(work, seed, 0, blocks, progress=progress, backend=backend)
-        finally:
-            progress.close()
-    else:
-        first = max(floor, blocks_for(work, count) if count else floor)
-        cap = max(first, max_rounds // work.rows)
-        bars = _BatchProgress(quiet, label)
-        try:
-            res = run_to_precision(work, seed, precision, half_width, first, cap, backend=backend,
-                                   progress_factory=lambda blocks: bars(blocks * n_strata))
-        finally:
-            bars.close()
-        tally = res.tally
-        info = {"precision": precision, "precision_reached": res.reached, "max_half_width": res.half_width,
-                "batches_blocks": res.batches}
-        if not res.reached:
-            _note(quiet, f"{label}: precision {precision:g} not reached within --max-rounds {max_rounds}: "
-                         f"largest half-width {res.half_width:.4g}")
-    seconds = time.perf_counter() - start
-    plays = tally.blocks * work.rows
-    info = {"game": work.game.name, "players": work.n_players, what: plays, "deal_blocks": tally.blocks,
-            "seatings_per_block": work.rows, "strata": n_strata, "deals": deals(work, tally),
-            "seconds": round(seconds, 3), f"{what}_per_second": round(plays / seconds) if seconds > 0 else None,
-            "compile_seconds": round(compile_seconds, 3),
-            **info}
-    return tally, info
 
 
 def _num(value, digits: int = 4, sign: bool = False) -> str:
@@ -447,21 +305,6 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
         print(f"wrote {path}")
 
 
-def _run_summary(infos: list[dict], backend_text: str, seed: int) -> str:
-    what = "games" if "games" in infos[0] else "rounds"
-    plays = sum(i[what] for i in infos)
-    seconds = sum(i["seconds"] for i in infos)
-    line = (f"{plays} {what} in {seconds:.1f} s on {backend_text}"
-            + (f" ({plays / seconds:,.0f} {what}/s)" if seconds > 0 else "") + f", seed {seed}"
-            + f"; kernels compiled or loaded in {sum(i['compile_seconds'] for i in infos):.1f} s before that")
-    if "precision" in infos[0]:
-        reached = all(i["precision_reached"] for i in infos)
-        worst = max(i["max_half_width"] for i in infos)
-        line += (f"; --precision {infos[0]['precision']:g} " + ("reached" if reached else "NOT reached")
-                 + f" (largest half-width {worst:.4g})")
-    return line
-
-
 @app.command()
 def compare(
     game: str = GameOpt,
@@ -480,7 +323,7 @@ def compare(
     fmt: str = FormatOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
-    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt, plot: Optional[Path] = PlotOpt,
 ):
     """Compare strategies on the same deals, every strategy in every seat.
 
@@ -531,63 +374,19 @@ def compare(
     with --threads threads each. Same seed, same numbers on every backend.
     Install with: pip install -e ".[dask]"
     """
-    from .backends import make_backend
-    from .simulate import (
-        comparison_design, comparison_half_width, compared_metrics, paired_table, ranking_table,
-        seat_effects_plan, seat_half_width, seat_table as seat_effects_table,
-    )
-
-    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    _setup(game, strategies_file, quiet, fmt, out, force)
     views = _compare_views(view, fmt, seat_table)
     paths = _out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
-    games_mode, count = _mode(rounds, games_)
-    given = rounds is not None or games_ is not None
-    metrics = compared_metrics(games_mode, metric)
-    if precision is not None and not precision > 0:
-        raise UsageError(f"--precision must be positive, not {precision:g}")
-    if max_rounds is not None and precision is None:
-        raise UsageError("--max-rounds applies only with --precision")
-    if max_rounds is not None and max_rounds < 1:
-        raise UsageError(f"--max-rounds must be positive, not {max_rounds}")
-    max_rounds = max_rounds or DEFAULT_MAX_ROUNDS
-    if threads is not None and threads < 1:
-        raise UsageError(f"--threads must be at least 1, not {threads}")
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1, not {workers}")
-    entries = [registry.parse_spec(spec.name, s) for s in strategy]
-    cfg = spec.config(**_game_options(dice_layout, deck_file))
-    count = count if (given or precision is None) else None
-    if seat_table:
-        counts = [players] if players is not None else list(range(spec.min_players, spec.max_players + 1))
-        works = [seat_effects_plan(spec, p, n, games_mode, cfg) for p in entries for n in counts]
-        half_width = seat_half_width(metrics)
-    else:
-        n_players = min(max(4, spec.min_players), spec.max_players) if players is None else players
-        works = [comparison_design(spec, n_players, entries, games_mode, cfg)]
-        half_width = comparison_half_width(metrics)
-    with make_backend(backend, threads, scheduler, workers) as runner:
-        done = [_run_work(w, seed, runner, count, precision, max_rounds, half_width, quiet) for w in works]
-        backend_text = runner.describe()
-    infos = [info for _, info in done]
-    summary = _run_summary(infos, backend_text, seed)
+    _check_plot(plot, force)
+    run_compare = api.seat_table if seat_table else api.compare
+    r = run_compare(game, strategy, players=players, rounds=rounds, games=games_, seed=seed, precision=precision,
+                    max_rounds=max_rounds, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
+                    threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
     if precision is not None and fmt != "table":
-        _note(quiet, summary)
-    results = pd.concat([result_table(w, t, seed) for w, (t, _) in zip(works, done)], ignore_index=True)
-    if seat_table:
-        tables = {"results": results,
-                  "seats": pd.concat([seat_effects_table(w, t, seed, metrics) for w, (t, _) in zip(works, done)],
-                                     ignore_index=True)}
-        head = f"{spec.title}: seat effects, every seat playing the same strategy"
-    else:
-        work, (tally, info) = works[0], done[0]
-        tables = {"results": results, "paired": paired_table(work, tally, seed, metrics),
-                  "ranking": ranking_table(work, tally, seed, metrics)}
-        what = "games" if games_mode else "rounds"
-        head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
-                f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
-                f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}")
-    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
-    _emit_compare(tables, views, fmt, paths, run_info, f"{head}{_rules_line(spec, cfg)}\n{summary}")
+        api.note(quiet, r.header.rsplit("\n", 1)[-1])
+    tables = {name: getattr(r, name) for name in r.tables}
+    _emit_compare(tables, views, fmt, paths, r.run, r.header)
+    _save_plot(r, plot, fmt)
 
 
 @app.command()
@@ -609,79 +408,31 @@ def bench(
     emit(df, fmt, None, readable_text=df.to_string(index=False))
 
 
-def _sweep_values(param: str) -> tuple[str, np.ndarray]:
-    """``k=lo:hi:step`` -> (k, values lo, lo+step, ..., hi)."""
-    key, eq, spec = param.partition("=")
-    parts = spec.split(":")
-    if not eq or not key.strip() or len(parts) != 3:
-        raise UsageError(f"--param '{param}' must look like k=lo:hi:step, e.g. quit_at=0:20:2")
-    try:
-        lo, hi, step = (float(x) for x in parts)
-    except ValueError:
-        raise UsageError(f"--param '{param}': lo, hi and step must be numbers") from None
-    if not all(np.isfinite([lo, hi, step])):
-        raise UsageError(f"--param '{param}': lo, hi and step must be finite numbers")
-    if step <= 0 or hi < lo:
-        raise UsageError(f"--param '{param}': need step > 0 and lo <= hi")
-    count = int(np.floor((hi - lo) / step + 1e-9)) + 1
-    if count > 200:
-        raise UsageError(f"--param '{param}' gives {count} values; at most 200")
-    return key.strip(), lo + step * np.arange(count)
-
-
 @app.command()
 def sweep(
     game: str = GameOpt,
     strategy: str = typer.Option(..., "--strategy", help="The strategy whose parameter is swept (name or name:k=v)."),
-    param: str = typer.Option(..., "--param", help="Parameter range k=lo:hi:step, e.g. quit_at=0:20:1."),
+    param: list[str] = typer.Option(..., "--param", help="Parameter range k=lo:hi:step, e.g. quit_at=0:20:1; give it twice for a 2-D grid."),
     vs: list[str] = typer.Option([], "--vs", help="Opponent strategies (repeatable; default: the swept strategy at its defaults)."),
     players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
     rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
-    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt, plot: Optional[Path] = PlotOpt,
 ):
     """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
 
     Each value plays a rotated comparison against the opponents on the same seed, so values are
     compared on common deals. The table adds columns param and param_value to the result layout;
     the readable view shows the headline metric (penalty per round, or win rate with --games) and
-    its paired difference to the first opponent."""
-    spec = _setup(game, strategies_file, quiet, fmt, out, force)
-    games_mode, count = _mode(rounds, games_)
-    key, values = _sweep_values(param)
-    base = registry.parse_spec(spec.name, strategy)
-    if key not in {p.name for p in base.strategy.params}:
-        known = ", ".join(p.name for p in base.strategy.params) or "none"
-        raise UsageError(f"{spec.name} strategy '{base.strategy.name}' has no parameter '{key}' (parameters: {known})")
-    opponents = [registry.parse_spec(spec.name, v) for v in vs] or [registry.parse_spec(spec.name, base.strategy.name)]
-    cfg = spec.config(**_game_options(dice_layout, deck_file))
-    name, _, rest = strategy.partition(":")
-    fixed = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() != key]
-    headline = "win_rate" if games_mode else "penalty_per_round"
-    tables, lines = [], []
-    for value in values:
-        swept = registry.parse_spec(spec.name, f"{name}:" + ",".join(fixed + [f"{key}={value:g}"]))
-        plan = comparison_design(spec, players, [swept] + opponents, games_mode, cfg)
-        tally = _execute(plan, count, seed, threads, quiet)
-        df = result_table(plan, tally, seed)
-        df = df[df.strategy == plan.unit_labels[0]].assign(param=key, param_value=float(value))
-        tables.append(df)
-        est = stats.estimate(tally, headline, 0)
-        diff = stats.paired(tally, headline).iloc[0]
-        lines.append((float(value), est, diff))
-    table = pd.concat(tables, ignore_index=True)
-    pick = max if headline == "win_rate" else min
-    best = pick(lines, key=lambda x: x[1].value)[0]
-    opp = plan.unit_labels[1]
-    text = [f"{key:>10}  {headline:<26}  vs {opp}: difference"]
-    for value, est, diff in lines:
-        mark = "  <- best" if value == best else ""
-        text.append(f"{value:>10g}  {est.value:8.4f} [{est.ci_low:.4f}, {est.ci_high:.4f}]  "
-                    f"{diff['diff']:+.4f} [{diff.ci_low:+.4f}, {diff.ci_high:+.4f}]{mark}")
-    emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}"
-                                   f"{_rules_line(spec, cfg)}",
-         readable_text="\n".join(text))
+    its paired difference to the first opponent. Two --param sweep their grid (at most 400 points;
+    columns param2 and param2_value; --plot draws a heatmap)."""
+    _setup(game, strategies_file, quiet, fmt, out, force)
+    _check_plot(plot, force)
+    r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,
+                  threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
+    emit(r.results, fmt, out, preamble=r.header, readable_text=r.text)
+    _save_plot(r, plot, fmt)
 
 
 # ------------------------------------------------------------------------------------ solve
@@ -695,21 +446,78 @@ def solve(
     dice_layout: Optional[str] = LayoutOpt,
     table: bool = typer.Option(False, "--table", help="The whole optimal policy: every sub-row of --row "
                                                       "(every row of up to 6 cards without --row)."),
-    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
 ):
     """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
     penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
     check_format(fmt)
     check_out(out, force)
-    spec = get_game(game)
-    if spec.name != "dice":
-        raise UsageError(f"solve has an exact solver for dice only, not {spec.name}")
-    if row is None and not table:
-        raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
-    from .games.dice import solve_position_table
+    _check_plot(plot, force)
+    r = api.solve(game, row=row, llama_row=llama_row, dice_layout=dice_layout, table=table)
+    emit(r.policy, fmt, out, readable_text=r.text)
+    _save_plot(r, plot, fmt)
 
-    df, text = solve_position_table(row, llama_row, dice_layout, table)
-    emit(df, fmt, out, readable_text=text)
+
+# ------------------------------------------------------------------------------------ experiments
+
+ScaleOpt = typer.Option(1.0, "--scale", help="Multiply every rounds/games count (e.g. 0.01 for a quick look).")
+
+
+def _report_options(out: Optional[Path], scale: float) -> str:
+    """The options of a run that change what it writes, for run.json's command."""
+    return (f" --out {out}" if out is not None else "") + (f" --scale {scale:g}" if scale != 1 else "")
+
+
+def _report(spec, out: Optional[Path], scale: float, force: bool, quiet: bool, fmt: str, command: str) -> None:
+    check_format(fmt)
+    _compile_notice(quiet)
+    r = api.run_experiment(spec, out=out, scale=scale, force=force, quiet=quiet, command=command)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"out": str(r.out), **r.run}, indent=1, default=str) + "\n")
+        return
+    if fmt == "csv":
+        pd.DataFrame([{"step": s["name"], "kind": s["kind"], "seconds": s["seconds"], "conclusion": s["conclusion"]}
+                      for s in r.run["steps"]]).to_csv(sys.stdout, index=False)
+        return
+    print(f"{r.spec.name}: {r.spec.question}")
+    for step in r.steps:
+        print(f"- {step.step.title}: {step.conclusion}")
+    print(f"wrote {r.out}/ (report.md, report.html, run.json, tables/, plots/)")
+
+
+@app.command("run")
+def run_spec(
+    spec: Path = typer.Argument(..., help="An experiment spec, e.g. experiments/lama-quit-threshold.toml."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Report folder (default reports/<name>)."),
+    scale: float = ScaleOpt,
+    force: bool = typer.Option(False, "--force", help="Replace the report folder if it exists."),
+    quiet: bool = QuietOpt, fmt: str = FormatOpt,
+):
+    """Run an experiment spec (TOML) and write its report folder.
+
+    \b
+    The spec is validated completely before anything runs. The folder holds
+    tables/ (CSV and Parquet), plots/ (PNG and SVG), report.md, a
+    self-contained report.html and run.json (command, seed, version, git
+    commit, rule-set options, timings). Same spec and seed: same tables."""
+    _report(spec, out, scale, force, quiet, fmt, f"llamasim run {spec}" + _report_options(out, scale))
+
+
+@app.command("report")
+def report(
+    game: str = GameOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Report folder (default reports/<game>-strategies)."),
+    scale: float = ScaleOpt,
+    force: bool = typer.Option(False, "--force", help="Replace the report folder if it exists."),
+    quiet: bool = QuietOpt, fmt: str = FormatOpt,
+):
+    """The built-in strategy report of a rule set: a league table of its built-in strategies and the
+    first-player advantage (a spec bundled with the package; --scale sizes it)."""
+    from .experiment import bundled_report_spec
+
+    path = bundled_report_spec(game)
+    _report(path, out, scale, force, quiet, fmt, f"llamasim report --game {get_game(game).name}"
+            + _report_options(out, scale))
 
 
 # Metavars users can read in --help (typer's default shows the Python type: <list[str]>, <int>).

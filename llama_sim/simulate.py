@@ -558,3 +558,9 @@ def seat_effects_plan(game: GameSpec, player: registry.Player, n_players: int, g
                       cfg: np.ndarray) -> Plan:
     """Every seat plays ``player``; one unit per seat (the seat table's experiment)."""
     return seat_plan(game, [player] * n_players, games_mode, cfg)
+
+
+# ``llama_sim.simulate(...)`` is the API function ``llama_sim.api.simulate`` (this module is callable).
+from ._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "simulate")

@@ -565,3 +565,9 @@ def solo_plan(start_row, llama_row, layout=None) -> SoloPlan:
     t = decision_tables(layout)
     strides, q, r, v, rb = solve_solo_numba(start, lr, t.rolled, t.weights, t.denom)
     return SoloPlan(strides, q, r, v, rb)
+
+
+# ``llama_sim.solve(...)`` is the API function ``llama_sim.api.solve`` (this module is callable).
+from ._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "solve")

@@ -1,0 +1,225 @@
+"""Experiment specs and reports: `llamasim run SPEC` and `llamasim report --game G`."""
+import base64
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import llama_sim
+from llama_sim.cli import main
+from llama_sim.experiment import STEP_KINDS, load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ROOT / "experiments" / "lama-quit-threshold.toml"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def call(capsys, *args):
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def check_report(folder: Path) -> None:
+    """Every plot is a valid PNG/SVG and referenced by report.md and embedded in report.html."""
+    md = (folder / "report.md").read_text()
+    page = (folder / "report.html").read_text()
+    pngs = sorted((folder / "plots").glob("*.png"))
+    assert pngs
+    for png in pngs:
+        rel = f"plots/{png.name}"
+        assert png.read_bytes().startswith(PNG)
+        svg = png.with_suffix(".svg")
+        assert ET.parse(svg).getroot().tag.endswith("svg")
+        assert f"]({rel})" in md and f"({rel[:-4]}.svg)" in md
+        assert f'data-file="{rel}"' in page
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(embedded) == len(pngs)
+    assert all(base64.b64decode(x).startswith(PNG) for x in embedded)
+    assert "<img" in page and 'src="plots/' not in page  # self-contained
+    for link in re.findall(r"\]\((tables/[^)]+)\)", md):
+        assert (folder / link).is_file()
+    run = json.loads((folder / "run.json").read_text())
+    assert {"command", "seed", "llama_sim_version", "git_commit", "rules", "steps", "scale"} <= set(run)
+    assert all("seconds" in s for s in run["steps"])
+
+
+def test_small_spec_twice_gives_identical_tables(capsys, tmp_path):
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        code, stdout, err = call(capsys, "run", str(SMALL), "--scale", "0.01", "--out", str(out), "-q")
+        assert code == 0, err
+        assert f"wrote {out}/" in stdout
+        outs.append(out)
+        check_report(out)
+    csvs = sorted(p.name for p in (outs[0] / "tables").glob("*.csv"))
+    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv")) and len(csvs) == 5 * 2 + 3
+    for name in csvs:
+        assert (outs[0] / "tables" / name).read_bytes() == (outs[1] / "tables" / name).read_bytes()
+        parquet = name.replace(".csv", ".parquet")
+        pd.testing.assert_frame_equal(pd.read_parquet(outs[0] / "tables" / parquet),
+                                      pd.read_parquet(outs[1] / "tables" / parquet))
+    md = (outs[0] / "report.md").read_text()
+    assert "**Question.**" in md and "95% CI" in md
+    run = json.loads((outs[0] / "run.json").read_text())
+    assert run["scale"] == 0.01 and run["steps"][0]["arguments"]["rounds"] == 2000
+    assert run["command"] == f"llamasim run {SMALL} --out {outs[0]} --scale 0.01"
+
+
+def test_existing_report_folder_needs_force(capsys, tmp_path):
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    code, stdout, err = call(capsys, "run", str(SMALL), "--scale", "0.01", "--out", str(out))
+    assert code == 2 and "exists; pass --force" in err and stdout == ""
+    assert (out / "mine.txt").read_text() == "keep"
+
+
+def write_spec(tmp_path, text: str) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    return path
+
+
+BASE = '''question = "q"
+game = "lama"
+seed = 1
+'''
+STEP = '''[[steps]]
+kind = "compare"
+strategies = ["smart", "greedy"]
+rounds = 2000
+'''
+
+
+@pytest.mark.parametrize("text,key,needle", [
+    (BASE + "colour = 1\n" + STEP, "colour", "unknown key"),
+    (BASE + STEP + "speed = 3\n", "steps[0].speed", "unknown key"),
+    ('question = "q"\ngame = "lama"\nseed = "one"\n' + STEP, "seed", "must be an integer"),
+    (BASE + STEP.replace('"greedy"', '"nosuch"'), "steps[0].strategies[1]", "unknown lama strategy 'nosuch'"),
+    (BASE + STEP.replace('"greedy"', '"threshold:quit_at=999"'), "steps[0].strategies[1]", "outside"),
+    (BASE + STEP.replace("2000", "-5"), "steps[0].rounds", "at least 1"),
+    (BASE + STEP.replace("2000", '"many"'), "steps[0].rounds", "must be an integer"),
+    (BASE + STEP + "games = 10\n", "steps[0].games", "not both"),
+    (BASE + STEP + "players = 9\n", "steps[0].players", "2 to 6 players"),
+    (BASE + STEP + "players = [3, 1]\n", "steps[0].players[1]", "2 to 6 players"),
+    (BASE + STEP.replace('"compare"', '"fly"'), "steps[0].kind", "unknown step kind"),
+    (BASE + STEP.replace('"compare"', '"advise"'), "steps[0].kind", "not part of this version"),
+    (BASE + STEP + 'metrics = ["win_rate"]\n', "steps[0].metrics", "need --games"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { quit_at = "0:1" }\n',
+     "steps[0].grid.quit_at", "lo:hi:step"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { quit_at = "5:1:1" }\n',
+     "steps[0].grid.quit_at", "lo <= hi"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { nope = "0:1:1" }\n',
+     "steps[0].grid.nope", "no parameter 'nope'"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { quit_at = [1, 999] }\n',
+     "steps[0].grid.quit_at", "outside"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { quit_at = 3 }\n',
+     "steps[0].grid.quit_at", "must be"),
+    (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\n', "steps[0].grid", "is required"),
+    (BASE + '[[steps]]\nkind = "solve"\nrow = "2 5 L"\n', "steps[0].kind", "dice only"),
+    ('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2 9"\n', "steps[0].row", ""),
+    ('question = "q"\ngame = "chess"\n' + STEP, "game", "unknown game"),
+    ('game = "lama"\n' + STEP, "question", "is required"),
+    (BASE, "steps", "is required"),
+    (BASE + 'options = { dice_layout = "12-34-56" }\n' + STEP, "options", "no rule-set options"),
+    (BASE + "steps = 3\n", "steps", "non-empty array"),
+    (BASE + "[[steps\n", "not valid TOML", ""),
+])
+def test_malformed_spec_exits_2_naming_the_key(capsys, tmp_path, monkeypatch, text, key, needle):
+    monkeypatch.chdir(tmp_path)
+    spec = write_spec(tmp_path, text)
+    code, out, err = call(capsys, "run", str(spec))
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and f"{spec}: {key}" in err and needle in err, err
+    assert not (tmp_path / "reports").exists() or not any((tmp_path / "reports").iterdir())
+
+
+def test_missing_spec_file_exits_2(capsys, tmp_path):
+    code, _, err = call(capsys, "run", str(tmp_path / "none.toml"))
+    assert code == 2 and "spec file not found" in err
+
+
+@pytest.mark.parametrize("scale", ["0", "-1", "nan"])
+def test_bad_scale_exits_2(capsys, scale):
+    code, _, err = call(capsys, "run", str(SMALL), "--scale", scale)
+    assert code == 2 and "--scale" in err
+
+
+def test_every_shipped_spec_and_bundled_report_validates():
+    specs = sorted((ROOT / "experiments").glob("*.toml")) + sorted((ROOT / "llama_sim" / "data").glob("report_*.toml"))
+    assert len(specs) >= 5
+    for path in specs:
+        spec = load_spec(path)
+        assert spec.steps and all(s.kind in STEP_KINDS for s in spec.steps)
+
+
+def test_step_kinds_are_a_table_and_planned_kinds_are_refused():
+    from llama_sim.experiment import PLANNED_KINDS
+
+    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate"}
+    assert {"advise", "chart", "tune"} <= set(PLANNED_KINDS)
+
+
+def test_run_experiment_api_matches_the_compare_api(tmp_path):
+    """A spec's compare step gives exactly llama_sim.compare's tables (same arguments)."""
+    spec = {"question": "q", "game": "lama", "seed": 4,
+            "steps": [{"kind": "compare", "strategies": ["smart", "greedy"], "players": [2, 3], "rounds": 2000},
+                      {"kind": "simulate", "seats": ["smart", "greedy"], "rounds": 1000}]}
+    r = llama_sim.run_experiment(spec, out=tmp_path / "x", quiet=True)
+    step = r.steps[0]
+    for n, res in zip((2, 3), step.results):
+        direct = llama_sim.compare("lama", ["smart", "greedy"], players=n, rounds=2000, seed=4, quiet=True)
+        pd.testing.assert_frame_equal(res.paired, direct.paired)
+    assert list(step.tables["ranking"].players.unique()) == [2, 3]
+    assert step.conclusion.startswith("At 2 players") and "At 3 players" in step.conclusion
+    check_report(tmp_path / "x")
+
+
+def test_solve_spec_and_conclusion(tmp_path):
+    spec = {"question": "Roll or quit alone?", "game": "dice",
+            "steps": [{"kind": "solve", "row": "2 5 L"}, {"kind": "solve", "name": "policy", "row": "2 5 L",
+                                                           "table": True}]}
+    r = llama_sim.run_experiment(spec, out=tmp_path / "d", quiet=True)
+    assert "optimum is to roll" in r.steps[0].conclusion and "8.078" in r.steps[0].conclusion
+    policy = r.steps[1].tables["policy"]
+    rolls = (policy.best == "roll").sum()
+    assert f"rolls in {rolls} of {len(policy)} rows" in r.steps[1].conclusion
+    check_report(tmp_path / "d")
+
+
+def test_builtin_report(capsys, tmp_path):
+    out = tmp_path / "lama"
+    code, stdout, err = call(capsys, "report", "--game", "lama", "--scale", "0.01", "--out", str(out), "-q",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(stdout)
+    assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
+        ["league", "first-player"]
+    ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
+    assert set(ranking.strategy) == {"always_quit", "random", "greedy", "threshold", "smart"}
+    seats = pd.read_csv(out / "tables" / "first-player_seats.csv")
+    assert sorted(seats.players.unique()) == [2, 3, 4, 5, 6]
+    check_report(out)
+
+
+def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_the_spec(tmp_path):
+    (tmp_path / "mine.py").write_text(
+        "from llama_sim.registry import strategy\n"
+        "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
+        "def mine_spec_test(obs, legal, params, rng):\n"
+        "    return 0\n")
+    spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
+                                       'strategies = "all"\nplayers = 6\n[[steps]]\nkind = "compare"\n'
+                                       'strategies = ["mine_spec_test", "greedy"]\n')
+    steps = load_spec(spec).steps
+    assert steps[0].args["strategies"] == ["always_quit", "greedy", "random", "smart", "threshold"]
+    assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]
