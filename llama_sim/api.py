@@ -29,7 +29,7 @@ from . import registry, stats
 from .errors import UsageError
 from .games import get_game
 from .output import RESULT_COLUMNS
-from .simulate import Plan, blocks_for, comparison_design, run, seat_plan
+from .simulate import Plan, blocks_for, check_plays, comparison_design, run, seat_plan
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_MAX_ROUNDS = 20_000_000
@@ -158,6 +158,11 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     n_strata = 1 if isinstance(work, Plan) else len(work.tables)
     floor = min_blocks(work, precision is not None)
     label = f"{work.game.name} {work.n_players}p {what}"
+    # A count the tool cannot schedule is refused before anything compiles or plays.
+    if count is not None:
+        blocks_for(work, count)
+    if precision is not None:
+        check_plays(work, max_rounds // work.rows)
     start = time.perf_counter()
     backend.warm(work)  # compiles (first run) or loads the kernels: timed apart from the play
     compile_seconds = time.perf_counter() - start

@@ -41,7 +41,7 @@ def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatc
         raise AssertionError("simulated before checking --out")
 
     monkeypatch.setattr(sim, "run", no_run)
-    monkeypatch.setattr("llama_sim.cli.run", no_run)
+    monkeypatch.setattr("llama_sim.api.run", no_run)
     (tmp_path / "afile").write_text("x")
     cases = [
         (str(tmp_path), "folder"),  # a directory
