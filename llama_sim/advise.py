@@ -66,6 +66,8 @@ from .games import dice as D
 from .games import shedding
 from .games.kadabra import kernel as KK
 from .games.kadabra import tables as KT
+from .games.dice import round_points as _dice_round_points
+from .games.kadabra.kernel import score_round as _kd_score_round
 from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from .jit import Kernel
 from .registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE, POLICY_SIG, Player, parse_spec
@@ -647,28 +649,27 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                       s1, s2):
     """Roll-outs of a Llama Kadabra position (``board0``: pile size at B_POS, top kind, stage, magic,
     show), every action on each."""
-    K, T = KK, KT
     k_actions = actions.shape[0]
-    pile_n = board0[T.B_POS]
+    pile_n = board0[KT.B_POS]
     params = params0.copy()
     unseen = unseen0.copy()
     drng = np.zeros(2, np.uint64)
     prng = np.zeros(2, np.uint64)
     grng = np.zeros(2, np.uint64)
-    hands_d = np.zeros((n, T.N_CODES), np.int64)
-    discard_d = np.zeros(T.N_CODES, np.int64)
+    hands_d = np.zeros((n, KT.N_CODES), np.int64)
+    discard_d = np.zeros(KT.N_CODES, np.int64)
     pile_d = np.zeros(pile_n, np.int64)
-    hands = np.zeros((n, T.N_CODES), np.int64)
-    discard = np.zeros(T.N_CODES, np.int64)
+    hands = np.zeros((n, KT.N_CODES), np.int64)
+    discard = np.zeros(KT.N_CODES, np.int64)
     pile = np.zeros(pile_n, np.int64)
     quit = np.zeros(n, np.int64)
     ones = np.zeros(n, np.int64)
     tens = np.zeros(n, np.int64)
-    board = np.zeros(T.BOARD_LEN, np.int64)
+    board = np.zeros(KT.BOARD_LEN, np.int64)
     points = np.zeros(n, np.int64)
     deck = base_deck.copy()
-    obs = np.zeros(T.OBS_LEN, np.int64)
-    legal = np.zeros(T.N_ACTIONS, np.uint8)
+    obs = np.zeros(KT.OBS_LEN, np.int64)
+    legal = np.zeros(KT.N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
     v = np.zeros(3 * k_actions, np.int64)
     totals = np.zeros(n, np.int64)
@@ -679,7 +680,7 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
         for i in range(unseen.shape[0]):
             unseen[i] = unseen0[i]
         hands_d[:, :] = 0
-        for c in range(T.N_CODES):
+        for c in range(KT.N_CODES):
             hands_d[0, c] = hand0[c]
             discard_d[c] = discard0[c]
         _deal_unseen(unseen, drng, n, sizes, pile_n, hands_d, pile_d, discard_d)
@@ -692,12 +693,12 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
             ones[:] = ones0
             tens[:] = tens0
             board[:] = board0
-            board[T.B_POS] = 0
+            board[KT.B_POS] = 0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
             out, last_actor = _kadabra_round(n, hands, pile, discard, quit, ones, tens, board, 0,
                                              policies, slot_of_entry, params, first_entries, prng, obs, legal, log)
-            K.score_round(n, hands, out, ones, tens, board, points)
+            _kd_score_round(n, hands, out, ones, tens, board, points)
             v[k] = ones[0] + 10 * tens[0] - before
             v[k_actions + k] = 1 if out == 0 else 0
             if game_horizon:
@@ -713,11 +714,11 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                     for i in range(deck.shape[0]):
                         deck[i] = base_deck[i]
                     R.shuffle(deck, grng)
-                    K.deal_round(n, deck, hands, discard, quit, board)
+                    KK.deal_round(n, deck, hands, discard, quit, board)
                     out, last_actor = _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                                                      policies, slot_of_entry, params, rest_entries, prng, obs,
                                                      legal, log)
-                    K.score_round(n, hands, out, ones, tens, board, points)
+                    _kd_score_round(n, hands, out, ones, tens, board, points)
                     start = last_actor
                 v[2 * k_actions + k] = win_units(totals, n)[0]
         accumulate(v, s1, s2)
@@ -739,6 +740,9 @@ def _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cf
     return end, last_actor
 
 
+_DICE_DECK = D.DECK  # a plain global: Numba cannot inline through module.ARRAY.method
+
+
 def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0, scores0,
                    actions, policies, slot_of_entry, params0, first_entries, rest_entries, game_horizon, s1, s2):
     """Roll-outs of a dice position (all public: only the dice are random), every action on each."""
@@ -753,7 +757,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
     quit = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
     returned = np.zeros(n, np.int64)
-    deck = D.DECK.copy()
+    deck = _DICE_DECK.copy()
     obs = np.zeros(D.OBS_LEN, np.int64)
     legal = np.zeros(D.N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
@@ -775,7 +779,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
                                           policies, slot_of_entry, params, first_entries, prng, dice_rng,
                                           obs, legal, log)
             for s in range(n):
-                scores[s] += D.round_points(rows, s, end, last_actor)
+                scores[s] += _dice_round_points(rows, s, end, last_actor)
             if end == D.END_OUT:
                 scores[last_actor] -= largest_token(scores[last_actor], False)
             v[k] = scores[0] - scores0[0]
@@ -794,7 +798,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
                                                   policies, slot_of_entry, params, rest_entries, prng, dice_rng,
                                                   obs, legal, log)
                     for s in range(n):
-                        scores[s] += D.round_points(rows, s, end, last_actor)
+                        scores[s] += _dice_round_points(rows, s, end, last_actor)
                     if end == D.END_OUT:
                         scores[last_actor] -= largest_token(scores[last_actor], False)
                     start = last_actor
@@ -1100,7 +1104,7 @@ def _sentence(res_rows: dict, ranking: list[str], horizon: str, exact: dict) -> 
         if len(ranking) > 1:
             d, dlo, dhi = res_rows[(ranking[1], "win_rate_vs_best")]
             sep = dhi < 0
-            s += (f"; {_phrase('', ranking[1])} wins {100 * -d:.1f} ± {50 * (dhi - dlo):.1f} points of percentage less, "
+            s += (f"; {_phrase('', ranking[1])} wins {100 * -d:.1f} ± {50 * (dhi - dlo):.1f} percentage points less, "
                   + (f"so {best}." if sep else "which the roll-outs cannot separate: either will do."))
         return s + ("" if s.endswith(".") else ".")
 
