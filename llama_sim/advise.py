@@ -334,6 +334,23 @@ def make_position(game: str, *, hand=None, top=None, hand_sizes=None, quit=None,
     return pos
 
 
+def position_from_state(game: str, hands, top: int, pile_size: int, known_discard=None, quit=None, scores=None,
+                        seat: int = 0) -> Position:
+    """The position ``seat`` sees in a full L.A.M.A./Party state (``hands``: one count vector per seat):
+    its own hand, the top card, the other hands' *sizes* in turn order after it, who has quit, the pile
+    size, the discard cards it remembers and the scores, rotated so the seat is seat 0. What the other
+    hands hold and the pile's order are not part of it (the quit charts build positions this way)."""
+    hands = np.asarray(hands, np.int64)
+    n = hands.shape[0]
+    order = [(seat + k) % n for k in range(n)]
+    quit = np.zeros(n, np.int64) if quit is None else np.asarray(quit, np.int64)
+    scores = np.zeros(n, np.int64) if scores is None else np.asarray(scores, np.int64)
+    known = np.zeros(hands.shape[1], np.int64) if known_discard is None else np.asarray(known_discard, np.int64)
+    return Position(game=game, n=n, hand=hands[seat].copy(), quit=quit[order].copy(), scores=scores[order].copy(),
+                    top=int(top), hand_sizes=hands.sum(axis=1)[order].astype(np.int64), pile=int(pile_size),
+                    discard=known.copy())
+
+
 def _parse_magic(magic, n: int) -> int:
     from .games.kadabra import tables as T
 
