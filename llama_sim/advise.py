@@ -1076,6 +1076,7 @@ class AdviceResult:
         for yi, r in zip(y, rows):
             ax.annotate(_fmt_interval(r.value, r.ci_low, r.ci_high), (r.value, yi), xytext=(6, 6),
                         textcoords="offset points", fontsize=8)
+        ax.set_xlim(min(0.0, float(min(r.ci_low for r in rows))), float(max(r.ci_high for r in rows)) * 1.3 + 1e-9)
         ax.set_yticks(y, self.ranking)
         ax.set_xlabel(primary.replace("_", " ") + (" (lower is better)" if primary == "penalty_per_round"
                                                     else " (higher is better)"))
