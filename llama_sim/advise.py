@@ -1176,6 +1176,8 @@ def _sentence(res_rows: dict, ranking: list[str], horizon: str, exact: dict) -> 
         v, lo, hi = res_rows[(a, "penalty_per_round")]
         if exact[a]:
             return f"{v:.2f} points exactly"
+        if lo == hi:
+            return f"{v:.2f} points in every roll-out"
         return f"{v:.2f} ± {(hi - lo) / 2:.2f} on average"
 
     best = ranking[0]

@@ -132,6 +132,70 @@ def test_kernel_roll_outs_agree_with_an_independent_reference_roll_out():
         assert abs(row.value - values.mean()) <= 3.5 * np.hypot(se_k, se_p) + 1e-9, (names[a], row.value, values.mean())
 
 
+def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_first_action():
+    from llama_sim.games import kadabra as K
+
+    res = A.advise("kadabra", hand="1 2d 4 5 L", top="4", hand_sizes="4,5", pile=8, ones="3,2,5", tens="0,1,0",
+                   n_rollouts=3000, seed=2)
+    pos = res.position
+    showman = parse_spec("kadabra", "showman")
+    pol, par = showman.strategy.policy, np.append(showman.params, 0.0)
+    used = pos.hand + pos.discard
+    used[pos.top] += 1
+    unseen = np.repeat(np.arange(K.N_CODES), pos.kadabra_counts - used)
+    gen = np.random.default_rng(11)
+    t = res.table[res.table.metric == "penalty_per_round"].set_index("action")
+    sums = {a: [] for a in t.index}
+    names = K.ACTION_NAMES
+    for i in range(500):
+        cards = list(gen.permutation(unseen))
+        hands, k = [[c for c in range(K.N_CODES) for _ in range(pos.hand[c])]], 0
+        for size in pos.hand_sizes[1:]:
+            hands.append(cards[k:k + size])
+            k += size
+        pile, covered = cards[k:k + pos.pile], cards[k + pos.pile:]
+        for name in t.index:
+            forced = [names.index(name)]
+
+            def first_then_showman(obs, legal, params, rng, forced=forced):
+                if forced:
+                    return forced.pop()
+                return pol(obs, legal, params, rng)
+
+            players = [(first_then_showman, par)] + [(pol, par)] * (pos.n - 1)
+            r = K.Round([list(h) for h in hands], list(pile), covered + [pos.top], players, list(pos.ones),
+                        list(pos.tens), prng=np.array([i + 3, 5], np.uint64)).play()
+            sums[name].append(int(r.penalties[0]))
+    for name, values in sums.items():
+        row = t.loc[name]
+        se_k = (row.ci_high - row.ci_low) / (2 * 1.96)
+        se_p = np.std(values, ddof=1) / np.sqrt(len(values))
+        assert abs(row.value - np.mean(values)) <= 3.5 * np.hypot(se_k, se_p) + 1e-9, (name, row.value, np.mean(values))
+
+
+def test_dice_roll_value_is_exactly_the_position_kernel_with_always_roll():
+    # same streams per roll-out (policy and dice from (seed, i)): forcing a roll then always rolling is
+    # what dice.simulate_position plays with always_roll, roll for roll
+    from llama_sim.games import dice as D
+    from llama_sim.stats import estimate
+
+    res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4 6", policy="always_roll", actions=["roll"], n_rollouts=3000,
+                   seed=8)
+    tally, _ = D.simulate_position(res.position.rows, res.position.llama_row,
+                                   [parse_spec("dice", "always_roll")] * 3, 3000, seed=8)
+    assert res.value("roll") == pytest.approx(estimate(tally, "penalty_per_round", 0).value, abs=1e-12)
+
+
+def test_game_horizon_adds_win_rates_and_opponents_are_per_seat():
+    res = A.advise("lama", hand="2 2 6 L", top="4", hand_sizes="3,5,1", pile=20, scores="0,12,5,30",
+                   horizon="game", opponents=["greedy", "smart", "threshold"], n_rollouts=400)
+    t = res.table
+    assert set(t.metric) >= {"win_rate", "win_rate_vs_best", "penalty_per_round"}
+    wins = t[t.metric == "win_rate"].set_index("action").value
+    assert res.best == wins.idxmax() and ((wins >= 0) & (wins <= 1)).all()
+    assert res.strategies == ["smart", "greedy", "smart", "threshold"]
+
+
 # ----------------------------------------------------------------------------- what the roll-outs start from
 
 
