@@ -1023,7 +1023,11 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
     mom = _Moments(len(actions))
     z = z_value(level)
     cap = n_rollouts if n_rollouts is not None else max_rollouts
-    threads = max(1, int(threads or 1))
+    if threads is None:
+        threads = 1
+    if int(threads) < 1:
+        raise UsageError(f"--threads must be at least 1, got {threads}")
+    threads = int(threads)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     try:
         while mom.n < cap:

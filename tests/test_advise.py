@@ -294,6 +294,8 @@ def test_plot_writes_a_figure(tmp_path, capsys):
     (["-g", "kadabra", "--hand", "1 2", "--top", "3", "--hand-sizes", "3", "--pile", "5", "--ones", "3"], "expected 2"),
     (["-g", "dice", "--row", "2 2 2 2 2 2", "--rows", "2"], "impossible position"),
     (["-g", "dice", "--row", "2 5", "--hand", "3"], "not a dice option"),
+    (["-g", "lama", "--hand", "1 2", "--top", "3", "--hand-sizes", "3", "--pile", "5", "--threads", "0"], "threads"),
+    (["-g", "lama", "--hand", "1 2", "--top", "3", "--hand-sizes", "3", "--pile", "5", "--action", "fly"], "unknown action"),
 ])
 def test_impossible_positions_exit_2_with_one_line(capsys, args, needle):
     code, out, err = call(capsys, "advise", *args)
