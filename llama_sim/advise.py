@@ -889,9 +889,9 @@ def _chance_free(pos: Position, action_name: str, horizon: str) -> bool:
     if pos.game in ("lama", "party"):
         return alone  # alone nobody draws: the rest of the round is the own strategy on the own hand
     if pos.game == "kadabra":
+        # alone nobody draws, gifts have no effect; only a draw symbol draws (for the player alone)
         draw_cards = sum(int(pos.hand[c]) for c in range(KT.N_CODES) if KT.CODE_SYMBOL[c] == KT.SYM_DRAW)
-        magic_cards = sum(int(pos.hand[c]) for c in range(KT.N_CODES) if KT.CODE_SYMBOL[c] == KT.SYM_MAGIC)
-        return alone and (pos.pile == 0 or draw_cards == 0) and (pos.magic != 0 or magic_cards >= 0)
+        return alone and (pos.pile == 0 or draw_cards == 0)
     return False
 
 

@@ -60,6 +60,10 @@ def test_kadabra_alone_tokens_are_the_score():
     # three 1s: playing out returns a 1 (-1); the 4 first strands the 3 (+3); quit 3+4
     res = A.advise("kadabra", hand="3 4", top="3", hand_sizes="4", quit="1", pile=0)
     assert exact_values(res) == {"play 3": -1.0, "play 4": 3.0, "quit": 7.0}
+    # the magic 3 takes the token (10 at scoring); going out then returns a 10: net 0. The pile has cards,
+    # but alone without a draw symbol nobody draws, so the values are still exact.
+    res = A.advise("kadabra", hand="3m 4", top="3", hand_sizes="4", quit="1", pile=12)
+    assert exact_values(res) == {"play 3+magic": 0.0, "play 4": 3.0, "quit": 7.0}
 
 
 def test_dice_alone_is_the_exact_solver_and_equals_solve_dice():
