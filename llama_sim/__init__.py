@@ -7,8 +7,9 @@ of a cached function, but our kernels inline code from other modules (``games/sh
 running. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
-stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``run_experiment``.
-``llama_sim.simulate`` and ``llama_sim.solve`` are also the modules of those names; calling them
+stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
+``run_experiment``.
+``llama_sim.simulate``, ``llama_sim.solve`` and ``llama_sim.advise`` are also the modules of those names; calling them
 calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
@@ -41,9 +42,9 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "run_experiment"]
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "run_experiment"]
 _API_FUNCTIONS = {"compare", "seat_table", "sweep", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "solve"}
+_CALLABLE_MODULES = {"simulate", "solve", "advise"}
 
 
 def __getattr__(name: str):

@@ -570,3 +570,15 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
     from .experiment import run_experiment as run_spec
 
     return run_spec(spec, out=out, scale=scale, force=force, quiet=quiet, command=command)
+
+
+def advise(game: str, **options):
+    """Value every legal action of a typed-in position (``llamasim advise``): determinized roll-outs,
+    or the exact solver for a lone dice player. Keyword options as ``llama_sim.advise.advise``
+    (``hand``, ``top``, ``hand_sizes``, ``quit``, ``pile``, ``discard``, ``scores``, ...; ``policy``,
+    ``horizon``, ``n_rollouts``, ``precision``, ``seed``). Returns an ``AdviceResult`` (``table``,
+    ``ranking``, ``best``, ``sentence``, ``plot()``)."""
+    from .advise import advise as run_advise
+
+    return run_advise(game, **options)
+

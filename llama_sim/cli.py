@@ -435,6 +435,70 @@ def sweep(
     _save_plot(r, plot, fmt)
 
 
+# ------------------------------------------------------------------------------------ advise
+
+
+@app.command()
+def advise(
+    game: str = GameOpt,
+    hand: Optional[str] = typer.Option(None, "--hand", help='Your hand, e.g. "2 2 6 L" (Party: +3 plus cards, P the pink '
+                                                             'llama; Kadabra: 2/3 doubles, symbols as 1+give, 2d, 3m).'),
+    top: Optional[str] = typer.Option(None, "--top", help="The top card of the discard pile."),
+    hand_sizes: Optional[str] = typer.Option(None, "--hand-sizes", help="The other players' hand sizes in turn order "
+                                                                       "after you, e.g. 3,5,1 (their count gives the players)."),
+    quit: Optional[str] = typer.Option(None, "--quit", help="Which of the other players have quit (1-based, same order), e.g. 2 or 1,3."),
+    pile: Optional[int] = typer.Option(None, "--pile", help="Cards left in the draw pile."),
+    discard: Optional[str] = typer.Option(None, "--discard", help="Cards known to lie in the discard pile besides the top card "
+                                                                  "(dice: the cards discarded this round)."),
+    scores: Optional[str] = typer.Option(None, "--scores", help="Everyone's score, yours first (default all 0)."),
+    ones: Optional[str] = typer.Option(None, "--ones", help="kadabra: 1-tokens held, yours first (default 3 each)."),
+    tens: Optional[str] = typer.Option(None, "--tens", help="kadabra: 10-tokens held, yours first (default 0)."),
+    magic: Optional[str] = typer.Option(None, "--magic", help="kadabra: the magic token: pool, stage, me, or a player 1..n-1."),
+    stage: Optional[str] = typer.Option(None, "--stage", help="kadabra: 1s and 10s on the stage, e.g. 3,1."),
+    show: bool = typer.Option(False, "--show", help="kadabra: a show is running (your decision: a llama or collect)."),
+    row: Optional[str] = typer.Option(None, "--row", help='dice: your row, e.g. "2 5 L".'),
+    llama_row: Optional[str] = typer.Option(None, "--llama-row", help="dice: cards still in the llama row (default all 7)."),
+    rows: Optional[str] = typer.Option(None, "--rows", help='dice: the other players\' rows in turn order after you, '
+                                                           '";"-separated, e.g. "1 2 3;4 L".'),
+    position: Optional[Path] = typer.Option(None, "--position", help="The position as a TOML or JSON file with the same keys."),
+    action: Optional[list[str]] = typer.Option(None, "--action", help='Only these actions (repeatable), e.g. --action draw --action quit.'),
+    policy: Optional[str] = typer.Option(None, "--policy", help="Roll-out strategy of every seat (default: the rule set's "
+                                                                "strongest: smart, chain, showman, solo_optimal)."),
+    opponents: Optional[str] = typer.Option(None, "--opponents", help="Per-seat strategies of the other players, e.g. greedy,smart,smart."),
+    horizon: str = typer.Option("round", "--horizon", help="round (points over the rest of this round) or game (also the win rate)."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Exactly this many roll-outs (each plays every action)."),
+    precision: Optional[float] = typer.Option(None, "--precision", help="Stop once every action's 95% half-width is below this."),
+    max_rollouts: int = typer.Option(200_000, "--max-rollouts", help="Cap of the default stop rule."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+    plot: Optional[Path] = PlotOpt, strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+):
+    """Expected points of each legal action in a typed-in position, best first: determinized
+    roll-outs (common random numbers for all actions), or the exact solver for a lone dice player.
+    Default stop: the best action 3 standard errors clear of the runner-up, or every 95% half-width
+    below 0.02, at most --max-rollouts."""
+    from .advise import advise as run_advise
+
+    _setup(game, strategies_file, quiet, fmt, out, force)
+    _check_plot(plot, force)
+    res = run_advise(game, position_file=position, actions=action, policy=policy,
+                     opponents=[s for s in opponents.split(",") if s.strip()] if opponents else None,
+                     horizon=horizon, n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
+                     threads=threads if threads is not None else os.cpu_count(), dice_layout=dice_layout,
+                     deck_file=deck_file, hand=hand, top=top, hand_sizes=hand_sizes, quit=quit, pile=pile,
+                     discard=discard, scores=scores, ones=ones, tens=tens, magic=magic, stage=stage, show=show,
+                     row=row, llama_row=llama_row, rows=rows)
+    if plot is not None:
+        from .plots import save
+
+        save(res.plot(), plot)
+    how = (f"{res.method}, {res.rollouts:,} roll-outs, strategies {', '.join(res.strategies)}"
+           if res.method == "roll-outs" else res.method)
+    emit(res.table, fmt, out, preamble=f"{game}: advice ({how}; horizon {res.horizon}; seed {seed})",
+         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""))
+
+
 # ------------------------------------------------------------------------------------ solve
 
 
