@@ -765,7 +765,7 @@ def _jsonable(args: dict) -> dict:
 def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
     """Write the whole folder next to ``out`` first, then move it into place: a failed run never
     leaves a half-written report, and an existing one is replaced only with ``force``."""
-    from .plots import figure_png, save
+    from .plots import figure_png, plot_league, save
 
     check_out_dir(out, force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -778,9 +778,11 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
                 df.to_csv(tmp / "tables" / f"{o.step.name}_{name}.csv", index=False)
                 df.to_parquet(tmp / "tables" / f"{o.step.name}_{name}.parquet", index=False)
             suffix = STEP_KINDS[o.step.kind].plot_suffix
-            for r in o.results:
-                stem = f"{o.step.name}{suffix(r) if len(o.results) > 1 else ''}"
-                fig = r.plot()
+            figures = [(f"{o.step.name}{suffix(r) if len(o.results) > 1 else ''}", r.plot) for r in o.results]
+            if o.step.kind == "compare" and len(o.results) > 1:  # the league over player counts first
+                figures.insert(0, (o.step.name, lambda results=o.results: plot_league(results)))
+            for stem, draw in figures:
+                fig = draw()
                 images[f"plots/{stem}.png"] = figure_png(fig)
                 (tmp / "plots" / f"{stem}.png").write_bytes(images[f"plots/{stem}.png"])
                 save(fig, tmp / "plots" / f"{stem}.svg")

@@ -110,6 +110,34 @@ def plot_compare(result):
     return fig
 
 
+def plot_league(results):
+    """Several comparisons of the same strategies at different player counts: each strategy's value
+    with its interval over the player count, one panel per compared metric."""
+    ranking = pd.concat([r.ranking for r in results], ignore_index=True)
+    metrics = list(dict.fromkeys(ranking["metric"]))
+    fig = _figure(5.5 * len(metrics), 4.5)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    strategies = list(dict.fromkeys(results[0].results["strategy"]))
+    for ax, metric in zip(axes, metrics):
+        g = ranking[ranking.metric == metric]
+        for i, strategy in enumerate(strategies):
+            gs = g[g.strategy == strategy].sort_values("players")
+            x = gs["players"].to_numpy(float) + (i - (len(strategies) - 1) / 2) * 0.05
+            v = gs["value"].to_numpy(float)
+            ax.errorbar(x, v, yerr=[v - gs.ci_low.to_numpy(float), gs.ci_high.to_numpy(float) - v], fmt="o-",
+                        capsize=3, label=strategy)
+        ax.set_xticks(sorted(g["players"].unique()))
+        ax.set_xlabel("players at the table")
+        ax.set_ylabel(_label(metric).replace(" (", "\n(", 1))
+        ax.set_title(f"{metric} by player count, 95% CI")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle(f"{_title(results[0].header).split(',')[0]}: {' vs '.join(strategies)} at "
+                 f"{', '.join(str(int(n)) for n in sorted(ranking.players.unique()))} players"
+                 + _rules(results[0].header))
+    return fig
+
+
 # ------------------------------------------------------------------------------------ seat table
 
 def plot_seat_table(result):

@@ -180,6 +180,8 @@ def test_run_experiment_api_matches_the_compare_api(tmp_path):
         direct = llama_sim.compare("lama", ["smart", "greedy"], players=n, rounds=2000, seed=4, quiet=True)
         pd.testing.assert_frame_equal(res.paired, direct.paired)
     assert list(step.tables["ranking"].players.unique()) == [2, 3]
+    plots = sorted(p.name for p in (tmp_path / "x" / "plots").glob("*.png"))
+    assert plots == ["1-compare.png", "1-compare_2p.png", "1-compare_3p.png", "2-simulate.png"]
     assert step.conclusion.startswith("At 2 players") and "At 3 players" in step.conclusion
     check_report(tmp_path / "x")
 
