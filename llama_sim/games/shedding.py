@@ -83,6 +83,7 @@ import numpy as np
 from numba import njit, types
 
 from .. import rng as R
+from ..errors import ILLEGAL_ACTION
 from ..registry import POLICIES_TYPE
 from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, reference_block_loop, win_units,
@@ -282,9 +283,9 @@ class Round:
                 continue
             policy, params = self.players[seat]
             legal = self.legal(seat)
-            action = int(policy(self.observe(seat), legal, params, self.prng))
-            if not (0 <= action < len(legal) and legal[action]):
-                raise RuntimeError(f"policy chose illegal action {action} at seat {seat}")
+            action = int(policy(self.observe(seat), legal.copy(), params, self.prng))
+            if not (0 <= action < len(legal) and legal[action]):  # ``legal`` is this engine's own copy
+                raise ValueError(ILLEGAL_ACTION, seat, seat, action)  # entry = seat here (``errors``)
             self.actions.append((seat, action))
             last_actor = seat
             if action == self.QUIT:
@@ -480,8 +481,8 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
                 pbuf[k] = params[e, k]
             cur_e = e
         a = policies[slot_of_entry[e]](obs, legal, pbuf, prng)
-        if a < 0 or a > quit_action or legal[a] == 0:
-            raise ValueError("a policy chose an illegal action")
+        if a < 0 or a > quit_action or legal[a] == 0:  # the kernel's own mask, read-only to the policy
+            raise ValueError("illegal action", e, seat, a)  # convention: ``llama_sim.errors``
         if turn < cap:
             log[turn, 0] = seat
             log[turn, 1] = a
