@@ -118,6 +118,19 @@ def accumulate(v, s1, s2):
                 s2[i, j] += vi * v[j]
 
 
+@njit(cache=True, nogil=True)
+def accumulate_upper(v, s1, upper):
+    """``accumulate`` into the upper triangle of the squares only (``upper[i, j]``, j >= i): half
+    the work per block; the caller mirrors the triangle into ``s2`` once per kernel call."""
+    d = v.shape[0]
+    for i in range(d):
+        vi = v[i]
+        s1[i] += vi
+        if vi != 0:
+            for j in range(i, d):
+                upper[i, j] += vi * v[j]
+
+
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                          games_mode, entries, s1, s2):
     """The block loop every reference engine shares: the kernels' ``run_blocks`` in plain Python.

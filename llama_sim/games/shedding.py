@@ -86,7 +86,7 @@ from .. import rng as R
 from ..errors import ILLEGAL_ACTION
 from ..registry import POLICIES_TYPE
 from .common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, reference_block_loop, win_units,
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, largest_token, reference_block_loop, win_units,
 )
 
 HAND_SIZE = 6
@@ -221,7 +221,7 @@ class Round:
     rules: ClassVar[RuleSet]
 
     hands: list[list[int]]  # each seat's cards, as codes
-    draw_pile: list[int]  # next card to draw first
+    draw_pile: list[int]  # next card to draw first (a fresh deal: a LazyPile, see deal_lazy)
     discard: list[int]  # bottom .. top
     players: list  # per seat: (policy, params)
     scores: list[int]
@@ -312,6 +312,37 @@ class Round:
                            last_card_seat, last_actor, len(self.draw_pile))
 
 
+class LazyPile:
+    """The draw pile of a lazily dealt deck (``deal_lazy_round``), list-like for ``Round``: each ``pop(0)``
+    takes the next forward Fisher-Yates step, consuming the deal stream exactly as the kernel does."""
+
+    def __init__(self, cards: list[int], pos: int, drng: np.ndarray):
+        self.cards, self.pos, self.drng = cards, pos, drng
+
+    def __len__(self) -> int:
+        return len(self.cards) - self.pos
+
+    def pop(self, index: int = 0) -> int:
+        if index != 0 or not len(self):
+            raise IndexError("a draw takes the top card of a non-empty pile")
+        j = self.pos + int(R.below(self.drng, len(self)))
+        c = self.cards
+        c[self.pos], c[j] = c[j], c[self.pos]
+        self.pos += 1
+        return c[self.pos - 1]
+
+
+def deal_lazy(full_deck: np.ndarray, n: int, drng: np.ndarray) -> tuple[list[list[int]], LazyPile, list[int]]:
+    """The kernel's ``deal_lazy_round`` in plain Python: 6n + 1 forward Fisher-Yates steps deal the hands
+    and the top card; the draw pile shuffles itself card by card as it is drawn (``LazyPile``)."""
+    cards = [int(c) for c in full_deck]
+    for k in range(HAND_SIZE * n + 1):
+        j = k + int(R.below(drng, len(cards) - k))
+        cards[k], cards[j] = cards[j], cards[k]
+    hands = [cards[HAND_SIZE * s: HAND_SIZE * (s + 1)] for s in range(n)]
+    return hands, LazyPile(cards, HAND_SIZE * n + 1, drng), [cards[HAND_SIZE * n]]
+
+
 def deal(deck: np.ndarray, n: int) -> tuple[list[list[int]], list[int], list[int]]:
     """Six cards to each seat in turn from a shuffled deck, the next card starts the discard pile."""
     cards = [int(c) for c in deck]
@@ -339,9 +370,7 @@ def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
     while True:
-        deck = rules.deck.copy()
-        R.shuffle(deck, drng)
-        hands, pile, discard = deal(deck, n)
+        hands, pile, discard = deal_lazy(rules.deck, n, drng)
         result = round_cls(hands, pile, discard, players, list(scores), start=start, prng=prng).play()
         rounds.append(result)
         for s in range(n):
@@ -367,9 +396,7 @@ def reference_blocks(round_cls: type[Round], seed, first_block, n_blocks, n, ent
         drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
         if games_mode:
             return reference_game(round_cls, players, drng, prng)
-        deck = round_cls.rules.deck.copy()
-        R.shuffle(deck, drng)
-        hands, pile, discard = deal(deck, n)
+        hands, pile, discard = deal_lazy(round_cls.rules.deck, n, drng)
         return round_cls(hands, pile, discard, players, [0] * n, prng=prng).play()
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
@@ -418,6 +445,18 @@ PLAY_GAME_SIG = _I64(_I64, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, t
 
 
 @njit(cache=True, nogil=True, inline="always")
+def param_lengths(params):
+    """Per line-up entry: 1 + the index of its last non-zero parameter (0 for a strategy without
+    parameters), so switching the policy's parameter buffer between entries copies only that much."""
+    out = np.zeros(params.shape[0], np.int64)
+    for e in range(params.shape[0]):
+        for k in range(params.shape[1]):
+            if params[e, k] != 0.0:
+                out[e] = k + 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
 def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
@@ -426,6 +465,22 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
+    sizes = np.zeros(n, np.int64)
+    pbuf = np.zeros(params.shape[1], np.float64)
+    return round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                      policies, slot_of_entry, params, param_lengths(params), entry_of_seat.reshape(1, n), 0,
+                      prng, obs, legal, log, sizes, pbuf, False, prng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
+               lazy, drng):
+    """``play_round`` with its scratch passed in (``sizes`` (n), the parameter buffer ``pbuf``) and the
+    seating as ``entry_of_seat[row]``: the block loop calls it without allocating or slicing per round.
+
+    ``lazy``: the draw pile ``deck[pos:]`` is not shuffled yet; each draw picks its card uniformly
+    from it with ``drng`` (a forward Fisher-Yates step, see ``deal_lazy_round``)."""
     n_codes = can_play.shape[0]
     o_hand = OBS_HAND
     o_sizes = o_hand + n_codes
@@ -434,9 +489,9 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     o_discard = o_scores + MAX_SEATS
     draw_action = n_codes
     quit_action = n_codes + 1
-    sizes = np.zeros(n, np.int64)
     n_in = 0
     for s in range(n):
+        sizes[s] = 0
         for c in range(n_codes):
             sizes[s] += hands[s, c]
         n_in += 1 - quit[s]
@@ -457,7 +512,6 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     seat = start
     cap = log.shape[0]
     n_params = params.shape[1]
-    pbuf = np.empty(n_params, np.float64)
     cur_e = -1
     while n_in > 0:
         if quit[seat]:
@@ -473,11 +527,13 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
             legal[c] = can_play[top, c] & np.uint8(h > 0)
         legal[draw_action] = 1 if (pos < deck_len and n_in > 1) else 0
         legal[quit_action] = 1
-        e = entry_of_seat[seat]
-        # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per
-        # call costs two atomic reference-count updates, measured at ~20% of the loop.
+        e = entry_of_seat[row, seat]
+        # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per call
+        # costs two atomic reference-count updates. Switching entries copies only the parameters
+        # either entry uses (none between two strategies without parameters).
         if e != cur_e:
-            for k in range(n_params):
+            used = n_params if cur_e < 0 else max(plen[e], plen[cur_e])
+            for k in range(used):
                 pbuf[k] = params[e, k]
             cur_e = e
         a = policies[slot_of_entry[e]](obs, legal, pbuf, prng)
@@ -493,7 +549,13 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
             obs[o_quit + seat] = 1
             n_in -= 1
         elif a == draw_action:
-            card = deck[pos]
+            if lazy:  # the next Fisher-Yates step of the deal, taken only now that the card is used
+                j = pos + R.below(drng, deck_len - pos)
+                card = deck[j]
+                deck[j] = deck[pos]
+                deck[pos] = card
+            else:
+                card = deck[pos]
             pos += 1
             hands[seat, card] += 1
             sizes[seat] += 1
@@ -534,29 +596,51 @@ def deal_round(n, deck, hands, discard, quit):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng):
+    """Deal a fresh deck lazily: only the 6n + 1 cards dealt are drawn now, each uniformly from the
+    cards not yet dealt (the first steps of a forward Fisher-Yates shuffle with ``rng.below``); the
+    rest stays unshuffled until a draw needs a card (``round_loop``'s ``lazy`` draw). The cards
+    come out exactly as uniformly as from a full shuffle, with a third to a half of the random
+    numbers. Returns (draw position, top code) as ``deal_round``."""
+    size = deck.shape[0]
+    for i in range(size):
+        deck[i] = full_deck[i]
+    for k in range(HAND_SIZE * n + 1):
+        j = k + R.below(drng, size - k)
+        card = deck[j]
+        deck[j] = deck[k]
+        deck[k] = card
+    return deal_round(n, deck, hands, discard, quit)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
               n, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
     n_codes = can_play.shape[0]
-    deck = full_deck.copy()
-    hands = np.zeros((n, n_codes), np.int64)
-    discard = np.zeros(n_codes, np.int64)
-    quit = np.zeros(n, np.int64)
-    scores = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64)
-    legal = np.zeros(n_codes + 2, np.uint8)
-    log = np.zeros((0, 2), np.int64)
+    return game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
+                     params, param_lengths(params), entry_of_seat.reshape(1, n), 0, drng, prng,
+                     penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
+                     np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                     np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64), np.zeros(n_codes + 2, np.uint8),
+                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(params.shape[1], np.float64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry, params,
+              plen, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
+              deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf):
+    """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in."""
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
+    scores[:] = 0
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
-        for i in range(deck.shape[0]):
-            deck[i] = full_deck[i]
-        R.shuffle(deck, drng)
-        pos, top = deal_round(n, deck, hands, discard, quit)
-        out_seat, last_card, last_actor, _, _ = play_round(
+        pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
+        out_seat, last_card, last_actor, _, _ = round_loop(
             can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-            policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+            policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
+            True, drng)
         top_score = 0
         for s in range(n):
             p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
@@ -582,11 +666,16 @@ def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
 def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                policies, slot_of_entry, params, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
+
+    Everything is allocated once per call; the squares are summed in one triangle (``upper``) and
+    mirrored into ``s2`` at the end."""
     n_codes = can_play.shape[0]
     rotations = entry_of_seat.shape[0]
     metrics = 6 if games_mode else 3
-    v = np.zeros(metrics * n_units, np.int64)
+    d = metrics * n_units
+    v = np.zeros(d, np.int64)
+    upper = np.zeros((d, d), np.int64)
     drng = np.zeros(2, np.uint64)
     prng = np.zeros(2, np.uint64)
     deck = full_deck.copy()
@@ -597,6 +686,9 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     obs = np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64)
     legal = np.zeros(n_codes + 2, np.uint8)
     log = np.zeros((0, 2), np.int64)
+    sizes = np.zeros(n, np.int64)
+    pbuf = np.zeros(params.shape[1], np.float64)
+    plen = param_lengths(params)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -610,23 +702,27 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
-                                   n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng,
-                                   penalty, went_out, quits, final)
+                rounds = game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies,
+                                   slot_of_entry, params, plen, entry_of_seat, r, drng, prng,
+                                   penalty, went_out, quits, final,
+                                   deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
                              rounds, wins[s], final[s], True)
             else:
-                for i in range(deck.shape[0]):
-                    deck[i] = full_deck[i]
-                R.shuffle(deck, drng)
-                pos, top = deal_round(n, deck, hands, discard, quit)
-                out_seat, _, _, _, _ = play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, 0,
-                                                  scores, policies, slot_of_entry, params, entry_of_seat[r], prng,
-                                                  obs, legal, log)
+                pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
+                scores[:] = 0
+                out_seat, _, _, _, _ = round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit,
+                                                  0, scores, policies, slot_of_entry, params, plen,
+                                                  entry_of_seat, r, prng, obs, legal, log, sizes, pbuf, True, drng)
                 for s in range(n):
                     p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
                     add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
                              0, 0, 0, False)
-        accumulate(v, s1, s2)
+        accumulate_upper(v, s1, upper)
+    for i in range(d):
+        for j in range(i, d):
+            s2[i, j] += upper[i, j]
+            if j > i:
+                s2[j, i] += upper[i, j]
