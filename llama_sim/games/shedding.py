@@ -45,10 +45,29 @@ What the loop avoids, each measured:
   (``hand_penalty``, ~8%);
 - a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
   (+10% rounds/s without it); the policy gets its parameters in one reused buffer instead;
-- an integer division per turn for the next seat (~5%).
+- an integer division per turn for the next seat (~5%);
+- per round (issue 12): allocations and row views (``round_loop``/``game_loop`` take their scratch
+  from ``run_blocks``; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
+  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``). The
+  parameter buffer is refilled on an entry change only up to the last parameter either entry uses
+  (nothing between strategies without parameters).
 
-Together: L.A.M.A. with 4 greedy players went from 0.91M to 1.16M rounds/s on 2 threads (best
-of 3 interleaved runs of 1M rounds; 531k -> 665k rounds/s of CPU time per thread).
+Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
+decisions a round, 4 ``greedy`` 37-39): the per-round framework was ~440 ns (seeding 10, deal 86
++ shuffle, round set-up and 4 decisions ~170, squares ~55) and fell to ~360 ns; a ``greedy``
+decision costs ~18-20 ns, of which the indirect policy call with four array arguments is ~4.4 ns
+(2.0 ns inlined, 3.0 ns with the legal set as one integer argument), so a contract change was not
+worth its cost. Selecting a per-seat array (a view or a tuple element) per decision costs ~25 ns
+(atomic reference counts), so the observation stays one array updated in place. Issue 12's 2x was
+not reached: see ``benchmarks/before_after.py`` for the figures.
+
+Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
+distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
+the cards not yet dealt (forward Fisher-Yates steps with the integer ``rng.below``), and each draw
+takes the next such step (``round_loop``'s ``lazy`` draw). The reference engine does the same
+(``deal_lazy``, ``LazyPile``), consuming the deal stream identically, so kernel = reference still
+holds on every seed. ``play_round`` (positions typed by callers, fixed-deck tests) keeps its
+arguments and plays the draw pile ``deck[pos:]`` in the given order.
 
 Numba's disk cache only checks the file of the cached function: after editing this module, delete
 the ``lama.*``/``party.*`` entries in ``llama_sim/games/__pycache__`` (or the whole folder), or the
