@@ -2,6 +2,9 @@
 
 Both play the same deals with the same policies (4 ``greedy`` players by default); the reference is
 timed on fewer rounds (it is slow) and its sums are checked against the kernel's on those rounds.
+Decisions per round (every policy call: plays, draws, quits, and the other rule sets' give, show,
+discard and take decisions) are counted on the reference rounds, so rule sets with long rounds
+compare fairly by decisions per second. ``benchmarks/before_after.py`` compares two trees.
 """
 from __future__ import annotations
 
@@ -15,6 +18,14 @@ from .simulate import default_threads, empty_tally, run, run_chunk, seat_plan
 
 BENCH_PLAYERS = 4
 BENCH_STRATEGY = {"dice": "threshold"}  # per-game line-up; default greedy
+
+
+def counting(policy, counter: list[int]):
+    """``policy`` for the reference engine, adding 1 to ``counter[0]`` at every call."""
+    def call(obs, legal, params, rng):
+        counter[0] += 1
+        return policy(obs, legal, params, rng)
+    return call
 
 
 def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int | None = None) -> dict:
@@ -33,17 +44,22 @@ def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int 
 
     tally = empty_tally(plan)
     s1, s2 = tally.s1.copy(), tally.s2.copy()
-    entries = [(p.strategy.policy, p.params) for p in players]
+    calls = [0]
+    entries = [(counting(p.strategy.policy, calls), p.params) for p in players]
     t0 = time.perf_counter()
     game.reference_blocks(7, 0, reference_rounds, plan.n_players, plan.entry_of_seat, plan.unit_of_seat,
                           len(plan.unit_labels), False, entries, plan.cfg, s1, s2)
     ref = reference_rounds / (time.perf_counter() - t0)
     k1, k2 = run_chunk(plan, 7, 0, reference_rounds)
     agree = bool(np.array_equal(k1, s1) and np.array_equal(k2, s2))
+    per_round = calls[0] / reference_rounds
     return {
         "game": game.name, "line-up": f"{BENCH_PLAYERS} x {name}",
         "kernel_rounds_per_s_1_thread": round(one),
         f"kernel_rounds_per_s_{threads}_threads": round(many),
+        "decisions_per_round": round(per_round, 2),
+        "kernel_decisions_per_s_1_thread": round(one * per_round),
+        f"kernel_decisions_per_s_{threads}_threads": round(many * per_round),
         "reference_rounds_per_s": round(ref),
         "speedup_1_thread": round(one / ref, 1),
         "reference_agrees": agree,

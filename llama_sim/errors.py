@@ -1,4 +1,16 @@
-"""The one exception type that the CLI turns into a one-line message and exit status 2."""
+"""The one exception type that the CLI turns into a one-line message and exit status 2, and the
+convention by which every engine reports a policy's illegal action.
+
+Illegal actions: every kernel checks each action against its own record of what is legal (never
+against anything a policy can write) and, on an illegal one, does
+``raise ValueError(ILLEGAL_ACTION, entry, seat, action)`` with integer ``entry`` (the line-up
+entry, an index into the plan's entries), ``seat`` and ``action`` (Numba passes runtime exception
+arguments through). A reference engine, which knows only its seats' players, raises the same with
+``entry = seat`` (its index into the players it was given); ``common.reference_block_loop`` turns
+that into the line-up entry. The Python layer that runs chunks (``simulate.run_chunk``, on local
+threads and on Dask workers alike) turns it into a ``UsageError`` with ``illegal_action_error``."""
+
+ILLEGAL_ACTION = "illegal action"
 
 
 class UsageError(ValueError):
@@ -13,3 +25,24 @@ class UsageError(ValueError):
 
     def __reduce__(self):  # keep ``details`` when a Dask worker sends the error back
         return type(self), (str(self), self.details)
+
+
+def illegal_action_args(exc: BaseException) -> tuple[int, int, int] | None:
+    """(entry, seat, action) of an engine's illegal-action error, None for any other exception."""
+    args = getattr(exc, "args", ())
+    if isinstance(exc, ValueError) and len(args) == 4 and args[0] == ILLEGAL_ACTION:
+        return int(args[1]), int(args[2]), int(args[3])
+    return None
+
+
+def illegal_action_error(exc: BaseException, labels, action_names) -> UsageError | None:
+    """The one line a user reads for an engine's illegal-action error, e.g.
+    ``strategy 'cheat' (seat 2) chose an illegal action: play 3``; None for any other exception.
+    ``labels[entry]`` names the strategy, ``action_names[action]`` the action."""
+    got = illegal_action_args(exc)
+    if got is None:
+        return None
+    entry, seat, action = got
+    label = labels[entry] if 0 <= entry < len(labels) else f"entry {entry}"
+    name = action_names[action] if 0 <= action < len(action_names) else f"action {action}"
+    return UsageError(f"strategy '{label}' (seat {seat}) chose an illegal action: {name}")

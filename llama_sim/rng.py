@@ -94,6 +94,26 @@ def randint(state, n):
     return int(uniform(state) * n)
 
 
+_LOW32 = np.uint64(0xFFFFFFFF)
+_U32 = np.uint64(32)
+
+
+@njit(cache=True, nogil=True)
+def below(state, n):
+    """An integer in [0, n) for 0 < n < 2**32, exactly uniform, from integer arithmetic only
+    (Lemire's multiply-shift with rejection; the modulo is computed only in the rare near-reject
+    case). Cheaper than ``randint``'s float path; the lazily dealt shedding decks use it."""
+    un = np.uint64(n)
+    m = (next_u64(state) >> _U32) * un
+    low = m & _LOW32
+    if low < un:
+        t = (np.uint64(4294967296) - un) % un
+        while low < t:
+            m = (next_u64(state) >> _U32) * un
+            low = m & _LOW32
+    return np.int64(m >> _U32)
+
+
 @njit(cache=True, nogil=True)
 def shuffle(arr, state):
     """Fisher-Yates in place, exactly len(arr) - 1 draws (so deals use a fixed amount of stream)."""

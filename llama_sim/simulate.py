@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from . import registry, stats
-from .errors import UsageError
+from .errors import UsageError, illegal_action_error
 from .games import GameSpec
 from .games.common import GAME_METRICS, ROUND_METRICS
 from .stats import Stratified, Tally
@@ -307,10 +307,20 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
                              plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
                              policies, slots, params, plan.cfg, s1, s2)
     except ValueError as exc:
+        raise_illegal_action(exc, plan)
         if "did not end" not in str(exc):
             raise
         raise _endless_game(plan) from None
     return s1, s2
+
+
+def raise_illegal_action(exc: BaseException, plan: Plan) -> None:
+    """Re-raise an engine's illegal-action error (``errors.ILLEGAL_ACTION``) as the ``UsageError``
+    naming the strategy, the seat and the action; return for any other exception. Used for the
+    kernels (``run_chunk``, on threads and Dask workers) and the reference engines alike."""
+    error = illegal_action_error(exc, [p.label for p in plan.entries], plan.game.action_name_table())
+    if error is not None:
+        raise error from None
 
 
 def chunk_ranges(first_block: int, n_blocks: int, chunk: int) -> Iterator[tuple[int, int]]:

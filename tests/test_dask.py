@@ -139,3 +139,24 @@ def test_stats_of_dask_run_match(dask2):
     d = comparison_design(LAMA, 4, lineup("greedy", "threshold"), False, LAMA.config())
     a, b = run(d, 9, 0, 1500, backend=dask2), run(d, 9, 0, 1500, threads=2)
     assert stats.paired(a, "penalty_per_round").equals(stats.paired(b, "penalty_per_round"))
+
+
+def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
+    """Issue 11 item 1: the worker maps the kernel's error (``errors.ILLEGAL_ACTION``) to the
+    UsageError naming strategy, seat and action, and the client re-raises it."""
+    from llama_sim.errors import UsageError
+    from llama_sim.simulate import seat_plan, tasks_for
+
+    src = tmp_path / "dask_cheat.py"
+    src.write_text(
+        "from llama_sim.registry import strategy\n"
+        "@strategy('lama', 'draw_alone_dask_test', 'draws when it may not, else quits')\n"
+        "def draw_alone_dask_test(obs, legal, params, rng):\n"
+        "    return 7 if legal[7] == 0 else 8\n")
+    registry.load_file(src)
+    plan = seat_plan(LAMA, lineup("always_quit", "draw_alone_dask_test"), False, LAMA.config())
+    line = "strategy 'draw_alone_dask_test' (seat 1) chose an illegal action: draw"
+    with pytest.raises(UsageError, match=f"^{line}$".replace("(", r"\(").replace(")", r"\)")):
+        run(plan, 3, 0, 100, backend=dask2)  # raised while the workers warm up (client.run)
+    with pytest.raises(UsageError, match=r"chose an illegal action: draw$"):
+        list(dask2.map(plan, tasks_for(plan, 3, 0, 100)))  # raised by a chunk (client.map)

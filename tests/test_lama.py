@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from llama_sim import registry, rng, stats
 from llama_sim.games import lama
+from llama_sim.errors import UsageError
 from llama_sim.games.common import distinct_penalty, largest_token
 from llama_sim.simulate import rotation_plan, run, seat_plan
 
@@ -273,5 +274,5 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     registry.load_file(src)
     players = [registry.parse_spec("lama", "always_draw_test"), registry.parse_spec("lama", "always_quit")]
     plan = seat_plan(lama.GAME, players, False, np.zeros(1, np.int64))
-    with pytest.raises(ValueError, match="illegal"):
+    with pytest.raises(UsageError, match=r"^strategy 'always_draw_test' \(seat 0\) chose an illegal action: draw$"):
         run(plan, 1, 0, 10, threads=1)

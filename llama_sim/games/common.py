@@ -45,6 +45,15 @@ class GameSpec:
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
     options: dict[str, str] = field(default_factory=dict)  # option name -> help
+    action_names: tuple[str, ...] = ()  # readable action names (default: the module's ACTION_NAMES)
+
+    def action_name_table(self) -> tuple[str, ...]:
+        """The readable name of every action index (for messages such as an illegal action's)."""
+        if self.action_names:
+            return self.action_names
+        import importlib
+
+        return tuple(getattr(importlib.import_module(f"{__package__}.{self.name}"), "ACTION_NAMES", ()))
 
 
 @njit(cache=True, nogil=True)
@@ -109,6 +118,19 @@ def accumulate(v, s1, s2):
                 s2[i, j] += vi * v[j]
 
 
+@njit(cache=True, nogil=True)
+def accumulate_upper(v, s1, upper):
+    """``accumulate`` into the upper triangle of the squares only (``upper[i, j]``, j >= i): half
+    the work per block; the caller mirrors the triangle into ``s2`` once per kernel call."""
+    d = v.shape[0]
+    for i in range(d):
+        vi = v[i]
+        s1[i] += vi
+        if vi != 0:
+            for j in range(i, d):
+                upper[i, j] += vi * v[j]
+
+
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                          games_mode, entries, s1, s2):
     """The block loop every reference engine shares: the kernels' ``run_blocks`` in plain Python.
@@ -119,13 +141,21 @@ def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, un
     ``play`` returns a round result (``penalties``, ``out_seat``, ``quit``) in round mode, a game
     result (``final``, ``penalty``, ``went_out``, ``quit``, ``rounds``) in game mode."""
     from .. import rng as R
+    from ..errors import ILLEGAL_ACTION, illegal_action_args
 
     metrics = len(GAME_METRICS) if games_mode else len(ROUND_METRICS)
     for b in range(first_block, first_block + n_blocks):
         v = np.zeros(metrics * n_units, np.int64)
         for r in range(entry_of_seat.shape[0]):
             streams = {s: R.new_state(seed, b, s) for s in (R.DEAL_STREAM, R.POLICY_STREAM, R.DICE_STREAM)}
-            res = play([entries[e] for e in entry_of_seat[r]], streams)
+            try:
+                res = play([entries[e] for e in entry_of_seat[r]], streams)
+            except ValueError as exc:
+                got = illegal_action_args(exc)
+                if got is None:
+                    raise
+                _, seat, action = got  # the engine's entry is the seat: name the line-up entry instead
+                raise ValueError(ILLEGAL_ACTION, int(entry_of_seat[r][seat]), seat, action) from None
             if games_mode:
                 wins = win_units(res.final, n)
                 for s in range(n):

@@ -45,10 +45,29 @@ What the loop avoids, each measured:
   (``hand_penalty``, ~8%);
 - a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
   (+10% rounds/s without it); the policy gets its parameters in one reused buffer instead;
-- an integer division per turn for the next seat (~5%).
+- an integer division per turn for the next seat (~5%);
+- per round (issue 12): allocations and row views (``round_loop``/``game_loop`` take their scratch
+  from ``run_blocks``; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
+  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``). The
+  parameter buffer is refilled on an entry change only up to the last parameter either entry uses
+  (nothing between strategies without parameters).
 
-Together: L.A.M.A. with 4 greedy players went from 0.91M to 1.16M rounds/s on 2 threads (best
-of 3 interleaved runs of 1M rounds; 531k -> 665k rounds/s of CPU time per thread).
+Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
+decisions a round, 4 ``greedy`` 37-39): the per-round framework was ~440 ns (seeding 10, deal 86
++ shuffle, round set-up and 4 decisions ~170, squares ~55) and fell to ~360 ns; a ``greedy``
+decision costs ~18-20 ns, of which the indirect policy call with four array arguments is ~4.4 ns
+(2.0 ns inlined, 3.0 ns with the legal set as one integer argument), so a contract change was not
+worth its cost. Selecting a per-seat array (a view or a tuple element) per decision costs ~25 ns
+(atomic reference counts), so the observation stays one array updated in place. Issue 12's 2x was
+not reached: see ``benchmarks/before_after.py`` for the figures.
+
+Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
+distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
+the cards not yet dealt (forward Fisher-Yates steps with the integer ``rng.below``), and each draw
+takes the next such step (``round_loop``'s ``lazy`` draw). The reference engine does the same
+(``deal_lazy``, ``LazyPile``), consuming the deal stream identically, so kernel = reference still
+holds on every seed. ``play_round`` (positions typed by callers, fixed-deck tests) keeps its
+arguments and plays the draw pile ``deck[pos:]`` in the given order.
 
 Numba's disk cache only checks the file of the cached function: after editing this module, delete
 the ``lama.*``/``party.*`` entries in ``llama_sim/games/__pycache__`` (or the whole folder), or the
@@ -83,9 +102,10 @@ import numpy as np
 from numba import njit, types
 
 from .. import rng as R
+from ..errors import ILLEGAL_ACTION
 from ..registry import POLICIES_TYPE
 from .common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, add_seat, largest_token, reference_block_loop, win_units,
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, largest_token, reference_block_loop, win_units,
 )
 
 HAND_SIZE = 6
@@ -220,7 +240,7 @@ class Round:
     rules: ClassVar[RuleSet]
 
     hands: list[list[int]]  # each seat's cards, as codes
-    draw_pile: list[int]  # next card to draw first
+    draw_pile: list[int]  # next card to draw first (a fresh deal: a LazyPile, see deal_lazy)
     discard: list[int]  # bottom .. top
     players: list  # per seat: (policy, params)
     scores: list[int]
@@ -282,9 +302,9 @@ class Round:
                 continue
             policy, params = self.players[seat]
             legal = self.legal(seat)
-            action = int(policy(self.observe(seat), legal, params, self.prng))
-            if not (0 <= action < len(legal) and legal[action]):
-                raise RuntimeError(f"policy chose illegal action {action} at seat {seat}")
+            action = int(policy(self.observe(seat), legal.copy(), params, self.prng))
+            if not (0 <= action < len(legal) and legal[action]):  # ``legal`` is this engine's own copy
+                raise ValueError(ILLEGAL_ACTION, seat, seat, action)  # entry = seat here (``errors``)
             self.actions.append((seat, action))
             last_actor = seat
             if action == self.QUIT:
@@ -309,6 +329,37 @@ class Round:
                              dtype=np.int64)
         return RoundResult(self.actions, hands, penalties, out_seat, np.array(self.quit, dtype=np.int64),
                            last_card_seat, last_actor, len(self.draw_pile))
+
+
+class LazyPile:
+    """The draw pile of a lazily dealt deck (``deal_lazy_round``), list-like for ``Round``: each ``pop(0)``
+    takes the next forward Fisher-Yates step, consuming the deal stream exactly as the kernel does."""
+
+    def __init__(self, cards: list[int], pos: int, drng: np.ndarray):
+        self.cards, self.pos, self.drng = cards, pos, drng
+
+    def __len__(self) -> int:
+        return len(self.cards) - self.pos
+
+    def pop(self, index: int = 0) -> int:
+        if index != 0 or not len(self):
+            raise IndexError("a draw takes the top card of a non-empty pile")
+        j = self.pos + int(R.below(self.drng, len(self)))
+        c = self.cards
+        c[self.pos], c[j] = c[j], c[self.pos]
+        self.pos += 1
+        return c[self.pos - 1]
+
+
+def deal_lazy(full_deck: np.ndarray, n: int, drng: np.ndarray) -> tuple[list[list[int]], LazyPile, list[int]]:
+    """The kernel's ``deal_lazy_round`` in plain Python: 6n + 1 forward Fisher-Yates steps deal the hands
+    and the top card; the draw pile shuffles itself card by card as it is drawn (``LazyPile``)."""
+    cards = [int(c) for c in full_deck]
+    for k in range(HAND_SIZE * n + 1):
+        j = k + int(R.below(drng, len(cards) - k))
+        cards[k], cards[j] = cards[j], cards[k]
+    hands = [cards[HAND_SIZE * s: HAND_SIZE * (s + 1)] for s in range(n)]
+    return hands, LazyPile(cards, HAND_SIZE * n + 1, drng), [cards[HAND_SIZE * n]]
 
 
 def deal(deck: np.ndarray, n: int) -> tuple[list[list[int]], list[int], list[int]]:
@@ -338,9 +389,7 @@ def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
     while True:
-        deck = rules.deck.copy()
-        R.shuffle(deck, drng)
-        hands, pile, discard = deal(deck, n)
+        hands, pile, discard = deal_lazy(rules.deck, n, drng)
         result = round_cls(hands, pile, discard, players, list(scores), start=start, prng=prng).play()
         rounds.append(result)
         for s in range(n):
@@ -366,9 +415,7 @@ def reference_blocks(round_cls: type[Round], seed, first_block, n_blocks, n, ent
         drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
         if games_mode:
             return reference_game(round_cls, players, drng, prng)
-        deck = round_cls.rules.deck.copy()
-        R.shuffle(deck, drng)
-        hands, pile, discard = deal(deck, n)
+        hands, pile, discard = deal_lazy(round_cls.rules.deck, n, drng)
         return round_cls(hands, pile, discard, players, [0] * n, prng=prng).play()
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
@@ -417,6 +464,18 @@ PLAY_GAME_SIG = _I64(_I64, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, t
 
 
 @njit(cache=True, nogil=True, inline="always")
+def param_lengths(params):
+    """Per line-up entry: 1 + the index of its last non-zero parameter (0 for a strategy without
+    parameters), so switching the policy's parameter buffer between entries copies only that much."""
+    out = np.zeros(params.shape[0], np.int64)
+    for e in range(params.shape[0]):
+        for k in range(params.shape[1]):
+            if params[e, k] != 0.0:
+                out[e] = k + 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
 def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
@@ -425,6 +484,22 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
+    sizes = np.zeros(n, np.int64)
+    pbuf = np.zeros(params.shape[1], np.float64)
+    return round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                      policies, slot_of_entry, params, param_lengths(params), entry_of_seat.reshape(1, n), 0,
+                      prng, obs, legal, log, sizes, pbuf, False, prng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
+               lazy, drng):
+    """``play_round`` with its scratch passed in (``sizes`` (n), the parameter buffer ``pbuf``) and the
+    seating as ``entry_of_seat[row]``: the block loop calls it without allocating or slicing per round.
+
+    ``lazy``: the draw pile ``deck[pos:]`` is not shuffled yet; each draw picks its card uniformly
+    from it with ``drng`` (a forward Fisher-Yates step, see ``deal_lazy_round``)."""
     n_codes = can_play.shape[0]
     o_hand = OBS_HAND
     o_sizes = o_hand + n_codes
@@ -433,9 +508,9 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     o_discard = o_scores + MAX_SEATS
     draw_action = n_codes
     quit_action = n_codes + 1
-    sizes = np.zeros(n, np.int64)
     n_in = 0
     for s in range(n):
+        sizes[s] = 0
         for c in range(n_codes):
             sizes[s] += hands[s, c]
         n_in += 1 - quit[s]
@@ -456,7 +531,6 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     seat = start
     cap = log.shape[0]
     n_params = params.shape[1]
-    pbuf = np.empty(n_params, np.float64)
     cur_e = -1
     while n_in > 0:
         if quit[seat]:
@@ -472,16 +546,18 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
             legal[c] = can_play[top, c] & np.uint8(h > 0)
         legal[draw_action] = 1 if (pos < deck_len and n_in > 1) else 0
         legal[quit_action] = 1
-        e = entry_of_seat[seat]
-        # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per
-        # call costs two atomic reference-count updates, measured at ~20% of the loop.
+        e = entry_of_seat[row, seat]
+        # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per call
+        # costs two atomic reference-count updates. Switching entries copies only the parameters
+        # either entry uses (none between two strategies without parameters).
         if e != cur_e:
-            for k in range(n_params):
+            used = n_params if cur_e < 0 else max(plen[e], plen[cur_e])
+            for k in range(used):
                 pbuf[k] = params[e, k]
             cur_e = e
         a = policies[slot_of_entry[e]](obs, legal, pbuf, prng)
-        if a < 0 or a > quit_action or legal[a] == 0:
-            raise ValueError("a policy chose an illegal action")
+        if a < 0 or a > quit_action or legal[a] == 0:  # the kernel's own mask, read-only to the policy
+            raise ValueError("illegal action", e, seat, a)  # convention: ``llama_sim.errors``
         if turn < cap:
             log[turn, 0] = seat
             log[turn, 1] = a
@@ -492,7 +568,13 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
             obs[o_quit + seat] = 1
             n_in -= 1
         elif a == draw_action:
-            card = deck[pos]
+            if lazy:  # the next Fisher-Yates step of the deal, taken only now that the card is used
+                j = pos + R.below(drng, deck_len - pos)
+                card = deck[j]
+                deck[j] = deck[pos]
+                deck[pos] = card
+            else:
+                card = deck[pos]
             pos += 1
             hands[seat, card] += 1
             sizes[seat] += 1
@@ -533,29 +615,51 @@ def deal_round(n, deck, hands, discard, quit):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng):
+    """Deal a fresh deck lazily: only the 6n + 1 cards dealt are drawn now, each uniformly from the
+    cards not yet dealt (the first steps of a forward Fisher-Yates shuffle with ``rng.below``); the
+    rest stays unshuffled until a draw needs a card (``round_loop``'s ``lazy`` draw). The cards
+    come out exactly as uniformly as from a full shuffle, with a third to a half of the random
+    numbers. Returns (draw position, top code) as ``deal_round``."""
+    size = deck.shape[0]
+    for i in range(size):
+        deck[i] = full_deck[i]
+    for k in range(HAND_SIZE * n + 1):
+        j = k + R.below(drng, size - k)
+        card = deck[j]
+        deck[j] = deck[k]
+        deck[k] = card
+    return deal_round(n, deck, hands, discard, quit)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
               n, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
     n_codes = can_play.shape[0]
-    deck = full_deck.copy()
-    hands = np.zeros((n, n_codes), np.int64)
-    discard = np.zeros(n_codes, np.int64)
-    quit = np.zeros(n, np.int64)
-    scores = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64)
-    legal = np.zeros(n_codes + 2, np.uint8)
-    log = np.zeros((0, 2), np.int64)
+    return game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
+                     params, param_lengths(params), entry_of_seat.reshape(1, n), 0, drng, prng,
+                     penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
+                     np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                     np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64), np.zeros(n_codes + 2, np.uint8),
+                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(params.shape[1], np.float64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry, params,
+              plen, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
+              deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf):
+    """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in."""
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
+    scores[:] = 0
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
-        for i in range(deck.shape[0]):
-            deck[i] = full_deck[i]
-        R.shuffle(deck, drng)
-        pos, top = deal_round(n, deck, hands, discard, quit)
-        out_seat, last_card, last_actor, _, _ = play_round(
+        pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
+        out_seat, last_card, last_actor, _, _ = round_loop(
             can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-            policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+            policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
+            True, drng)
         top_score = 0
         for s in range(n):
             p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
@@ -581,11 +685,16 @@ def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
 def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                policies, slot_of_entry, params, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
+
+    Everything is allocated once per call; the squares are summed in one triangle (``upper``) and
+    mirrored into ``s2`` at the end."""
     n_codes = can_play.shape[0]
     rotations = entry_of_seat.shape[0]
     metrics = 6 if games_mode else 3
-    v = np.zeros(metrics * n_units, np.int64)
+    d = metrics * n_units
+    v = np.zeros(d, np.int64)
+    upper = np.zeros((d, d), np.int64)
     drng = np.zeros(2, np.uint64)
     prng = np.zeros(2, np.uint64)
     deck = full_deck.copy()
@@ -596,6 +705,9 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     obs = np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64)
     legal = np.zeros(n_codes + 2, np.uint8)
     log = np.zeros((0, 2), np.int64)
+    sizes = np.zeros(n, np.int64)
+    pbuf = np.zeros(params.shape[1], np.float64)
+    plen = param_lengths(params)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -609,23 +721,27 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
-                                   n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng,
-                                   penalty, went_out, quits, final)
+                rounds = game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies,
+                                   slot_of_entry, params, plen, entry_of_seat, r, drng, prng,
+                                   penalty, went_out, quits, final,
+                                   deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
                              rounds, wins[s], final[s], True)
             else:
-                for i in range(deck.shape[0]):
-                    deck[i] = full_deck[i]
-                R.shuffle(deck, drng)
-                pos, top = deal_round(n, deck, hands, discard, quit)
-                out_seat, _, _, _, _ = play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, 0,
-                                                  scores, policies, slot_of_entry, params, entry_of_seat[r], prng,
-                                                  obs, legal, log)
+                pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
+                scores[:] = 0
+                out_seat, _, _, _, _ = round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit,
+                                                  0, scores, policies, slot_of_entry, params, plen,
+                                                  entry_of_seat, r, prng, obs, legal, log, sizes, pbuf, True, drng)
                 for s in range(n):
                     p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
                     add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
                              0, 0, 0, False)
-        accumulate(v, s1, s2)
+        accumulate_upper(v, s1, upper)
+    for i in range(d):
+        for j in range(i, d):
+            s2[i, j] += upper[i, j]
+            if j > i:
+                s2[j, i] += upper[i, j]

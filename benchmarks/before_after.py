@@ -1,0 +1,129 @@
+"""Kernel throughput of this tree against a baseline copy of llama_sim, per rule set, in one run.
+
+    python benchmarks/before_after.py --baseline /work/baseline [--rounds 400000] [--repeats 5]
+                                      [--games lama party kadabra dice] [--reference-rounds 1000]
+
+For every rule set it alternates worker processes of the baseline tree and of this tree
+(``PYTHONPATH`` set to each), ``--repeats`` times each, so both see the same load on a shared
+machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold``) for ``--rounds``
+rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
+(``time.thread_time``), which other processes on the machine disturb far less than wall time.
+The table gives the medians, their ratio, and decisions per second: decisions per round are
+counted on the reference engine (every policy call of ``--reference-rounds`` rounds on the same
+deals), in each tree, so rule sets with long rounds compare fairly.
+
+The worker uses only API both trees have (``registry.parse_spec``, ``simulate.seat_plan`` and
+``run_chunk``, ``GameSpec.reference_blocks``). Figures are printed, never asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CURRENT = HERE.parent
+BENCH_STRATEGY = {"dice": "threshold"}
+PLAYERS = 4
+
+
+def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
+    """Runs inside a tree's process: kernel rounds per CPU-second, and (when asked) decisions per round."""
+    import time
+
+    import numpy as np
+
+    from llama_sim import registry
+    from llama_sim.games import get_game
+    from llama_sim.simulate import run_chunk, seat_plan
+
+    game = get_game(game_name)
+    name = BENCH_STRATEGY.get(game_name, "greedy")
+    players = [registry.parse_spec(game_name, name) for _ in range(PLAYERS)]
+    plan = seat_plan(game, players, False, game.config())
+    run_chunk(plan, 7, 0, 64)  # compile or load from the disk cache, outside the timing
+    t0 = time.thread_time()
+    run_chunk(plan, 7, 0, rounds)
+    cpu = time.thread_time() - t0
+    out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
+    if reference_rounds:
+        calls = [0]
+
+        def counted(policy):
+            def call(obs, legal, params, rng):
+                calls[0] += 1
+                return policy(obs, legal, params, rng)
+            return call
+
+        entries = [(counted(p.strategy.policy), p.params) for p in players]
+        d = 3 * len(plan.unit_labels)
+        s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
+        game.reference_blocks(7, 0, reference_rounds, plan.n_players, plan.entry_of_seat, plan.unit_of_seat,
+                              len(plan.unit_labels), False, entries, plan.cfg, s1, s2)
+        out["decisions_per_round"] = calls[0] / reference_rounds
+    return out
+
+
+def run_worker(tree: Path, game: str, rounds: int, reference_rounds: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_NUM_THREADS="1")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", game, "--rounds", str(rounds),
+           "--reference-rounds", str(reference_rounds)]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(tree))
+    if res.returncode != 0:
+        raise SystemExit(f"worker failed in {tree} ({game}):\n{res.stderr.strip()}")
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    if not got["path"].startswith(str(tree)):
+        raise SystemExit(f"worker loaded {got['path']}, not the tree {tree}")
+    return got
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="root of the baseline tree (holding llama_sim/)")
+    parser.add_argument("--rounds", type=int, default=400_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--reference-rounds", type=int, default=1_000)
+    parser.add_argument("--games", nargs="+", default=["lama", "party", "kadabra", "dice"])
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.rounds, args.reference_rounds)))
+        return
+    if args.baseline is None or not (args.baseline / "llama_sim").is_dir():
+        parser.error("--baseline DIR must hold a llama_sim package")
+    trees = {"baseline": args.baseline.resolve(), "current": CURRENT}
+    rows = []
+    for game in args.games:
+        rates = {k: [] for k in trees}
+        per_round = {}
+        for rep in range(args.repeats):
+            for label, tree in trees.items():  # interleaved: baseline, current, baseline, current, ...
+                got = run_worker(tree, game, args.rounds, args.reference_rounds if rep == 0 else 0)
+                rates[label].append(got["rounds_per_cpu_s"])
+                per_round.setdefault(label, got.get("decisions_per_round"))
+        base, cur = statistics.median(rates["baseline"]), statistics.median(rates["current"])
+        rows.append({
+            "game": game, "line-up": f"{PLAYERS} x {BENCH_STRATEGY.get(game, 'greedy')}",
+            "baseline_rounds/s": round(base), "current_rounds/s": round(cur), "ratio": round(cur / base, 2),
+            "decisions/round": round(per_round["current"], 2),
+            "baseline_decisions/s": round(base * per_round["baseline"]),
+            "current_decisions/s": round(cur * per_round["current"]),
+            "baseline_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["baseline"]),
+            "current_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["current"]),
+        })
+        print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} rounds/s per CPU-second ({cur / base:.2f}x)",
+              file=sys.stderr, flush=True)
+    import pandas as pd
+
+    pd.set_option("display.width", 250)
+    print(f"one thread, {args.rounds} rounds per run, medians of {args.repeats} interleaved runs "
+          f"(CPU time of the kernel's thread)")
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
