@@ -1,0 +1,642 @@
+"""Quit charts: when no card fits, is quitting or drawing better? (``llamasim chart``)
+
+A chart is the "basic strategy" of a rule set, read like a blackjack chart: for the stuck decisions
+(no card of the hand fits on the top card, and drawing is legal) that a policy really meets, it says
+per cell of a few public features whether quitting (``Q``) or drawing (``D``) is better, or that the
+data cannot separate them (``?``), with the mean difference, its 95% interval and how often the cell
+occurs. Features: the deciding player's hand points x the cards left in the draw pile (chart
+``pile``), and hand points x the smallest hand among the opponents still in the round (chart
+``opponent``), each split by the token the player would return on going out (0, 1, 10, or Party's
+20: ``largest_token`` of their score), because that token changes the value of drawing on.
+
+How a decision is valued: ``policy`` plays full games (to 40 points) with every seat. Each round is
+played by the rule set's kernel with its action log; the round is then replayed from the deal, and
+at every stuck decision the TRUE state of the simulated game is branched twice: quit, then everyone
+plays ``policy`` to the end of the round; draw (the next card of the real pile), then the same. Both
+branches use the same fresh policy stream (common random numbers). The value of a branch is the net
+change of the deciding player's score over the rest of the round, token return included (as
+``penalty_per_round`` in ``compare``): its hand's points, or minus the returned token if it goes out.
+One sample is ``value(quit) - value(draw)``; negative means quitting is better.
+
+Why the true state and not a determinization: policies never see hidden cards, so the true state of
+a game the policy plays is a draw from the posterior over hidden cards given everything public and
+the policy's own history. Averaged over the decisions in a cell, the samples estimate exactly
+E[value(quit) - value(draw) | cell] under the distribution of hidden states the policy really meets
+(opponents' hands shaped by their own play), where a uniform determinization would deal cards the
+opponents' play has already made unlikely. It is also cheap: two partial rounds per decision.
+
+Intervals: the decisions of one game share its deal and history, so they are correlated. The
+variance is computed over games (a ratio estimator: per game the sum ``S_g`` and count ``N_g`` of a
+cell's samples; mean ``r = sum S / sum N``, variance ``G/(G-1) sum (S_g - r N_g)^2 / (sum N)^2``).
+A cell is ``Q`` when its 95% interval lies below 0, ``D`` above 0, else ``?`` (and always ``?`` with
+fewer than ``MIN_GAMES`` games holding it). All sums are integers and games are seeded by (seed, game
+index), so a seed gives identical tables for any thread count or chunking.
+
+Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
+calls its kernel). A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
+``chart_table`` turns a result into the quit table, ``bundled_chart`` reads the package's own charts
+from ``llama_sim/data/<game>_chart.json`` and ``emit_strategy`` writes a strategy file.
+"""
+from __future__ import annotations
+
+import json
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numba import njit, types
+
+from . import registry
+from . import rng as R
+from .errors import UsageError
+from .games import shedding
+from .games.lama import (CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
+                         EXTRA_TURN as LAMA_EXTRA_TURN, FLAGS as LAMA_FLAGS, TWINS as LAMA_TWINS)
+from .games.party import (CAN_PLAY as PARTY_CAN_PLAY, CODE_PENALTY as PARTY_CODE_PENALTY, DECK as PARTY_DECK,
+                          EXTRA_TURN as PARTY_EXTRA_TURN, FLAGS as PARTY_FLAGS, TWINS as PARTY_TWINS)
+from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, largest_token
+from .jit import Kernel
+from .registry import MAX_PARAMS, POLICIES_TYPE
+
+CHART_GAMES = ("lama", "party")
+DEFAULT_POLICY = {"lama": "smart", "party": "chain"}
+DEFAULT_GAMES = 20_000
+GAMES_PER_CHUNK = 500
+MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
+Z95 = 1.959963984540054
+BRANCH_STREAM = 1000  # decision k of a game uses policy stream BRANCH_STREAM + k in both branches
+
+TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 0..3
+MAX_POINTS = 42  # hand points 0..41 (Party: 1+..+6 + 20)
+MAX_PILE = 50
+MAX_HAND = 60
+# Accumulator statistics per cell: decisions, sum of samples, per-game sums of S^2, S*N, N^2,
+# and how often the policy itself quit there.
+N_STAT, S_SUM, S_SS, S_SN, S_NN, S_POLICY_QUIT = range(6)
+N_STATS = 6
+
+DEFAULT_PILE_EDGES = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 32, 40)
+DEFAULT_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 9, 12, 16)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _continue_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                    policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+    """The one adapter to the shedding kernel: play the round on from a state, in place.
+    Returns (out_seat, last_card_seat, last_actor, actions_taken, pos)."""
+    return shedding.play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, draw_first,
+                  hands, deck, pos, top, discard, quit, scores, policies, slot_of_entry, params, entry_of_seat,
+                  brng, bh, bd, bq, obs, legal, nolog):
+    """Value for ``seat`` of quitting (or drawing, ``draw_first``) now and letting the policy finish."""
+    bh[:, :] = hands
+    bd[:] = discard
+    bq[:] = quit
+    p = pos
+    if draw_first:
+        bh[seat, deck[p]] += 1
+        p += 1
+    else:
+        bq[seat] = 1
+    nxt = seat + 1 if seat + 1 < n else 0
+    out, _, _, _, _ = _continue_round(can_play, extra_turn, n, bh, deck, p, top, bd, bq, nxt, scores,
+                                      policies, slot_of_entry, params, entry_of_seat, brng, obs, legal, nolog)
+    if out == seat:
+        return -largest_token(scores[seat], allow20)
+    return shedding.seat_penalty(bh, seat, code_penalty, twins)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _token_class(score, allow20):
+    t = largest_token(score, allow20)
+    if t == 20:
+        return 3
+    if t == 10:
+        return 2
+    return t  # 0 or 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(acc, game_s, game_n, touched, n_touched, t, p, b, diff, policy_quit):
+    cell = (t * acc.shape[2] + p) * acc.shape[3] + b
+    if game_n[cell] == 0:
+        touched[n_touched] = cell
+        n_touched += 1
+    game_n[cell] += 1
+    game_s[cell] += diff
+    acc[N_STAT, t, p, b] += 1
+    acc[S_SUM, t, p, b] += diff
+    acc[S_POLICY_QUIT, t, p, b] += policy_quit
+    return n_touched
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _close_game(acc, game_s, game_n, touched, n_touched):
+    """Add one game's per-cell sums to the between-game statistics and clear them."""
+    per_t = acc.shape[2] * acc.shape[3]
+    for k in range(n_touched):
+        cell = touched[k]
+        t = cell // per_t
+        p = (cell % per_t) // acc.shape[3]
+        b = cell % acc.shape[3]
+        s = game_s[cell]
+        m = game_n[cell]
+        acc[S_SS, t, p, b] += s * s
+        acc[S_SN, t, p, b] += s * m
+        acc[S_NN, t, p, b] += m * m
+        game_s[cell] = 0
+        game_n[cell] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
+                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+    """Play games ``first_game ..`` with ``policies[0]`` at every seat and add every stuck decision's
+    quit-minus-draw sample to ``acc_pile[stat, token, points, pile_bin]`` and ``acc_opp[...]``."""
+    n_codes = can_play.shape[0]
+    allow20 = flags[shedding.F_TOKENS20] != 0
+    starter_last_card = flags[shedding.F_STARTER_LAST_CARD] != 0
+    deck = full_deck.copy()
+    deck_len = deck.shape[0]
+    hands = np.zeros((n, n_codes), np.int64)
+    discard = np.zeros(n_codes, np.int64)
+    quit = np.zeros(n, np.int64)
+    scores = np.zeros(n, np.int64)
+    h = np.zeros((n, n_codes), np.int64)  # the replayed state
+    d = np.zeros(n_codes, np.int64)
+    q = np.zeros(n, np.int64)
+    bh = np.zeros((n, n_codes), np.int64)  # a branch's state
+    bd = np.zeros(n_codes, np.int64)
+    bq = np.zeros(n, np.int64)
+    obs = np.zeros(shedding.OBS_HAND + 2 * n_codes + 3 * shedding.MAX_SEATS, np.int64)
+    legal = np.zeros(n_codes + 2, np.uint8)
+    log = np.zeros((shedding.LOG_CAPACITY, 2), np.int64)
+    nolog = np.zeros((0, 2), np.int64)
+    slot_of_entry = np.zeros(1, np.int64)
+    entry_of_seat = np.zeros(n, np.int64)
+    drng = np.zeros(2, np.uint64)
+    prng = np.zeros(2, np.uint64)
+    brng = np.zeros(2, np.uint64)
+    cells_pile = acc_pile.shape[1] * acc_pile.shape[2] * acc_pile.shape[3]
+    cells_opp = acc_opp.shape[1] * acc_opp.shape[2] * acc_opp.shape[3]
+    gs_pile = np.zeros(cells_pile, np.int64)
+    gn_pile = np.zeros(cells_pile, np.int64)
+    touched_pile = np.zeros(cells_pile, np.int64)
+    gs_opp = np.zeros(cells_opp, np.int64)
+    gn_opp = np.zeros(cells_opp, np.int64)
+    touched_opp = np.zeros(cells_opp, np.int64)
+    draw_action = n_codes
+    quit_action = n_codes + 1
+    for g in range(first_game, first_game + n_games):
+        R.seed_state(drng, seed, g, R.DEAL_STREAM)
+        R.seed_state(prng, seed, g, R.POLICY_STREAM)
+        scores[:] = 0
+        start = 0
+        k_dec = 0
+        nt_pile = 0
+        nt_opp = 0
+        for _ in range(MAX_ROUNDS_PER_GAME):
+            for i in range(deck_len):
+                deck[i] = full_deck[i]
+            R.shuffle(deck, drng)
+            pos0, top0 = shedding.deal_round(n, deck, hands, discard, quit)
+            h[:, :] = hands
+            d[:] = discard
+            q[:] = quit
+            out_seat, last_card, last_actor, turns, _ = _continue_round(
+                can_play, extra_turn, n, hands, deck, pos0, top0, discard, quit, start, scores,
+                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+            # Replay the round from the deal; branch at every stuck decision.
+            pos = pos0
+            top = top0
+            n_in = n
+            for k in range(min(turns, log.shape[0])):
+                seat = log[k, 0]
+                a = log[k, 1]
+                stuck = pos < deck_len and n_in > 1
+                if stuck:
+                    for c in range(n_codes):
+                        if can_play[top, c] and h[seat, c] > 0:
+                            stuck = False
+                            break
+                if stuck:
+                    R.seed_state(brng, seed, g, BRANCH_STREAM + k_dec)
+                    vq = _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, False,
+                                       h, deck, pos, top, d, q, scores, policies, slot_of_entry, params,
+                                       entry_of_seat, brng, bh, bd, bq, obs, legal, nolog)
+                    R.seed_state(brng, seed, g, BRANCH_STREAM + k_dec)
+                    vd = _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, True,
+                                       h, deck, pos, top, d, q, scores, policies, slot_of_entry, params,
+                                       entry_of_seat, brng, bh, bd, bq, obs, legal, nolog)
+                    k_dec += 1
+                    t = _token_class(scores[seat], allow20)
+                    pts = shedding.seat_penalty(h, seat, code_penalty, twins)
+                    opp = MAX_HAND - 1
+                    for s in range(n):
+                        if s != seat and q[s] == 0:
+                            size = 0
+                            for c in range(n_codes):
+                                size += h[s, c]
+                            if size < opp:
+                                opp = size
+                    pq = 1 if a == quit_action else 0
+                    nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, t, pts,
+                                   pile_bin[deck_len - pos], vq - vd, pq)
+                    nt_opp = _add(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, t, pts, opp_bin[opp], vq - vd, pq)
+                if a == quit_action:
+                    q[seat] = 1
+                    n_in -= 1
+                elif a == draw_action:
+                    h[seat, deck[pos]] += 1
+                    pos += 1
+                else:
+                    h[seat, a] -= 1
+                    d[a] += 1
+                    top = a
+            # Score the round as the game kernel does.
+            top_score = 0
+            for s in range(n):
+                p = 0 if s == out_seat else shedding.seat_penalty(hands, s, code_penalty, twins)
+                scores[s] += p
+            if out_seat >= 0:
+                scores[out_seat] -= largest_token(scores[out_seat], allow20)
+            for s in range(n):
+                top_score = max(top_score, scores[s])
+            start = last_card if (starter_last_card and last_card >= 0) else last_actor
+            if top_score >= GAME_END_SCORE:
+                break
+        _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
+        _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
+
+
+_ACC = types.int64[:, :, :, ::1]
+COLLECT_SIG = types.void(types.uint64, types.int64, types.int64, types.int64, POLICIES_TYPE,
+                         types.float64[:, ::1], types.int64[::1], types.int64[::1], _ACC, _ACC)
+
+
+def _lama_collect(seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+    collect_games(LAMA_DECK, LAMA_CAN_PLAY, LAMA_EXTRA_TURN, LAMA_CODE_PENALTY,
+                  LAMA_TWINS, LAMA_FLAGS,
+                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp)
+
+
+def _party_collect(seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+    collect_games(PARTY_DECK, PARTY_CAN_PLAY, PARTY_EXTRA_TURN, PARTY_CODE_PENALTY,
+                  PARTY_TWINS, PARTY_FLAGS,
+                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp)
+
+
+COLLECTORS = {
+    "lama": Kernel(_lama_collect, lambda: COLLECT_SIG, "lama chart kernel"),
+    "party": Kernel(_party_collect, lambda: COLLECT_SIG, "party chart kernel"),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Library
+# --------------------------------------------------------------------------------------------
+
+
+def _bins(edges: tuple[int, ...], size: int, what: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Lower bin edges -> (bin index of every value 0..size-1, each bin's (low, high))."""
+    edges = tuple(int(e) for e in edges)
+    if not edges or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
+        raise UsageError(f"{what} bin edges must be increasing non-negative integers, got {list(edges)}")
+    index = np.zeros(size, np.int64)
+    for v in range(size):
+        index[v] = max(0, int(np.searchsorted(edges, v, side="right")) - 1)
+    spans = [(lo, (edges[i + 1] - 1) if i + 1 < len(edges) else size - 1) for i, lo in enumerate(edges)]
+    return index, spans
+
+
+def parse_edges(text: str | None, default: tuple[int, ...], what: str) -> tuple[int, ...]:
+    if text is None:
+        return default
+    try:
+        return tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+    except ValueError:
+        raise UsageError(f"--{what}-bins takes comma-separated integers, got '{text}'") from None
+
+
+@dataclass
+class ChartResult:
+    """``cells``: one row per (chart, token, hand points, feature bin) that occurred; ``decisions``:
+    the totals. ``plot()`` draws the heatmaps."""
+
+    game: str
+    players: int
+    policy: str
+    games: int
+    seed: int
+    cells: pd.DataFrame
+    summary: pd.DataFrame
+    pile_edges: tuple[int, ...] = field(default=DEFAULT_PILE_EDGES)
+    opp_edges: tuple[int, ...] = field(default=DEFAULT_OPP_EDGES)
+
+    def plot(self, chart: str = "pile"):
+        return chart_figure(self, chart)
+
+
+CELL_COLUMNS = ["game", "players", "policy", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
+                "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "games_with", "share",
+                "per_game", "policy_quit_rate", "seed"]
+FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
+
+
+def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, games: int,
+           seed: int, total: int) -> pd.DataFrame:
+    rows = []
+    for t, p, b in zip(*np.nonzero(acc[N_STAT])):
+        n_dec = int(acc[N_STAT, t, p, b])
+        s = int(acc[S_SUM, t, p, b])
+        mean = s / n_dec
+        ss, sn, nn = (float(acc[k, t, p, b]) for k in (S_SS, S_SN, S_NN))
+        resid = ss - 2 * mean * sn + mean * mean * nn  # sum over games of (S_g - mean N_g)^2
+        var = games / (games - 1) * max(resid, 0.0) / (n_dec * n_dec) if games > 1 else math.inf
+        half = Z95 * math.sqrt(var)
+        lo, hi = mean - half, mean + half
+        games_with = _games_with(acc, t, p, b)
+        answer = "?"
+        if games_with >= MIN_GAMES and hi < 0:
+            answer = "Q"
+        elif games_with >= MIN_GAMES and lo > 0:
+            answer = "D"
+        rows.append((game, players, policy, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
+                     answer, mean, lo, hi, n_dec, games_with, n_dec / total, n_dec / games,
+                     acc[S_POLICY_QUIT, t, p, b] / n_dec, seed))
+    df = pd.DataFrame(rows, columns=CELL_COLUMNS)
+    return df.sort_values(["token", "hand_points", "bin_low"], kind="stable").reset_index(drop=True)
+
+
+def _games_with(acc, t, p, b) -> int:
+    """A lower bound on how many games held the cell: sum N_g^2 >= sum N_g, equality when each game
+    had at most one such decision; (sum N)^2 / sum N^2 is the effective number of games."""
+    nn = acc[S_NN, t, p, b]
+    n_dec = acc[N_STAT, t, p, b]
+    return int(n_dec * n_dec // nn) if nn else 0
+
+
+def _player(game: str, policy: str) -> registry.Player:
+    return registry.parse_spec(game, policy)
+
+
+def chart(game: str, players: int = 4, policy: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
+          threads: int | None = None, pile_edges: tuple[int, ...] = DEFAULT_PILE_EDGES,
+          opp_edges: tuple[int, ...] = DEFAULT_OPP_EDGES, progress=None) -> ChartResult:
+    """The quit charts of ``game`` for ``players`` players under ``policy`` (see the module docstring)."""
+    from .games import get_game
+    spec = get_game(game)
+    if spec.name not in CHART_GAMES:
+        raise UsageError(f"chart supports {', '.join(CHART_GAMES)}, not {spec.name}")
+    if not spec.min_players <= players <= spec.max_players:
+        raise UsageError(f"{spec.name} is played by {spec.min_players} to {spec.max_players} players, not {players}")
+    if games < 2:
+        raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
+    policy = policy or DEFAULT_POLICY[spec.name]
+    player = _player(spec.name, policy)
+    pile_bin, pile_spans = _bins(pile_edges, MAX_PILE, "pile")
+    opp_bin, opp_spans = _bins(opp_edges, MAX_HAND, "opponent")
+    funcs, _ = registry.policy_tuple([player])
+    params = player.params.reshape(1, MAX_PARAMS).copy()
+    kernel = COLLECTORS[spec.name]
+    kernel.get()
+    shape_pile = (N_STATS, len(TOKENS), MAX_POINTS, len(pile_spans))
+    shape_opp = (N_STATS, len(TOKENS), MAX_POINTS, len(opp_spans))
+    chunks = [(g, min(GAMES_PER_CHUNK, games - g)) for g in range(0, games, GAMES_PER_CHUNK)]
+
+    def one(chunk):
+        first, count = chunk
+        acc_pile = np.zeros(shape_pile, np.int64)
+        acc_opp = np.zeros(shape_opp, np.int64)
+        kernel(np.uint64(seed % 2**64), first, count, players, funcs, params, pile_bin, opp_bin, acc_pile, acc_opp)
+        return acc_pile, acc_opp
+
+    from .simulate import default_threads
+    threads = default_threads() if threads is None else threads
+    if threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {threads}")
+    acc_pile = np.zeros(shape_pile, np.int64)
+    acc_opp = np.zeros(shape_opp, np.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for (first, count), (a, b) in zip(chunks, pool.map(one, chunks)):
+            acc_pile += a
+            acc_opp += b
+            if progress is not None:
+                progress(count)
+    total = int(acc_pile[N_STAT].sum())
+    label = player.label
+    cells = pd.concat([
+        _cells(acc_pile, pile_spans, "pile", spec.name, players, label, games, seed, max(total, 1)),
+        _cells(acc_opp, opp_spans, "opponent", spec.name, players, label, games, seed, max(total, 1)),
+    ], ignore_index=True)
+    summary = _summary(acc_pile, spec.name, players, label, games, seed)
+    return ChartResult(spec.name, players, label, games, seed, cells, summary, tuple(pile_edges), tuple(opp_edges))
+
+
+def _summary(acc: np.ndarray, game: str, players: int, policy: str, games: int, seed: int) -> pd.DataFrame:
+    """Totals per token class: decisions, how often the policy quit, how often quitting was better."""
+    rows = []
+    for t in range(len(TOKENS)):
+        n_dec = int(acc[N_STAT, t].sum())
+        if n_dec == 0:
+            continue
+        rows.append((game, players, policy, TOKENS[t], n_dec, n_dec / games, acc[S_POLICY_QUIT, t].sum() / n_dec,
+                     acc[S_SUM, t].sum() / n_dec, seed))
+    return pd.DataFrame(rows, columns=["game", "players", "policy", "token", "decisions", "per_game",
+                                       "policy_quit_rate", "mean_quit_minus_draw", "seed"])
+
+
+# --------------------------------------------------------------------------------------------
+# A chart as a strategy's table
+# --------------------------------------------------------------------------------------------
+
+
+def quit_table(result: ChartResult) -> np.ndarray:
+    """``table[token class, hand points, pile bin] == 1``: quit when stuck. A cell is decided by the
+    sign of its mean (a '?' cell costs little either way: its difference is near 0); a cell that never
+    occurred takes the nearest occurring cell of the same token class and pile bin by hand points
+    (ties to the lower), or drawing when the class has none."""
+    n_bins = len(result.pile_edges)
+    table = np.zeros((len(TOKENS), MAX_POINTS, n_bins), np.int8)
+    known = np.zeros_like(table, dtype=bool)
+    pile = result.cells[result.cells["chart"] == "pile"]
+    for row in pile.itertuples():
+        t = TOKENS.index(row.token)
+        b = result.pile_edges.index(row.bin_low)
+        table[t, row.hand_points, b] = 1 if row.mean_quit_minus_draw < 0 else 0
+        known[t, row.hand_points, b] = True
+    for t in range(len(TOKENS)):
+        for b in range(n_bins):
+            have = np.flatnonzero(known[t, :, b])
+            if have.size == 0:
+                continue
+            for p in range(MAX_POINTS):
+                if not known[t, p, b]:
+                    table[t, p, b] = table[t, have[np.argmin(np.abs(have - p))], b]
+    return table
+
+
+def chart_document(results: list[ChartResult]) -> dict:
+    """The JSON document a ``chart`` strategy reads: one quit table per player count."""
+    first = results[0]
+    return {
+        "game": first.game, "policy": first.policy, "games": first.games, "seed": first.seed,
+        "tokens": list(TOKENS), "max_points": MAX_POINTS, "pile_edges": list(first.pile_edges),
+        "tables": {str(r.players): quit_table(r).tolist() for r in results},
+    }
+
+
+def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(quit[players - min_players, token, points, pile bin], pile bin of every pile size). A player
+    count without its own table uses the nearest one."""
+    edges = tuple(doc["pile_edges"])
+    pile_bin, _ = _bins(edges, MAX_PILE, "pile")
+    have = sorted(int(k) for k in doc["tables"])
+    out = np.zeros((max_players - min_players + 1, len(TOKENS), MAX_POINTS, len(edges)), np.int8)
+    for n in range(min_players, max_players + 1):
+        nearest = min(have, key=lambda k: (abs(k - n), k))
+        out[n - min_players] = np.array(doc["tables"][str(nearest)], np.int8)
+    return out, pile_bin
+
+
+def bundled_chart(game: str) -> dict:
+    """The chart shipped with the package (``llama_sim/data/<game>_chart.json``)."""
+    return json.loads(resources.files("llama_sim").joinpath(f"data/{game}_chart.json").read_text())
+
+
+def emit_strategy(result: ChartResult, path: Path, name: str | None = None) -> str:
+    """Write a strategy file playing ``result``'s chart (load it with ``--strategies-file``).
+
+    The strategy is named after the file (``my_chart.py`` -> ``my_chart``); it plays the rule set's
+    ``chart`` card choice and the chart's quit/draw choice. Returns the strategy's name."""
+    import re
+    name = name or re.sub(r"\W", "_", Path(path).stem)
+    if not name.isidentifier():
+        raise UsageError(f"--emit-strategy {path}: the file name must make a Python name")
+    table = quit_table(result)
+    pile_bin, _ = _bins(result.pile_edges, MAX_PILE, "pile")
+    text = f'''"""A quit chart as a strategy: written by `llamasim chart --game {result.game} --players {result.players}
+--policy {result.policy} --games {result.games} --seed {result.seed} --emit-strategy {Path(path).name}`.
+
+Load it with `--strategies-file {Path(path).name}` and play it as `{name}`."""
+import numpy as np
+
+from llama_sim.registry import strategy
+from llama_sim.strategies.{result.game} import chart_policy_action
+
+# QUIT[token class (0, 1, 10, 20), hand points, pile bin] == 1: quit when no card fits.
+QUIT = np.array({table.tolist()!r}, dtype=np.int8)
+# The pile bin of every draw-pile size (bins start at {list(result.pile_edges)}).
+PILE_BIN = np.array({pile_bin.tolist()!r}, dtype=np.int64)
+
+
+@strategy("{result.game}", "{name}", "Plays the {result.game} chart built from {result.policy} at {result.players} players "
+          "({result.games} games, seed {result.seed}): the chart strategy's card choice, the chart's quit/draw choice.")
+def {name}(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, QUIT, PILE_BIN)
+'''
+    Path(path).write_text(text)
+    return name
+
+
+# --------------------------------------------------------------------------------------------
+# Printing
+# --------------------------------------------------------------------------------------------
+
+
+def readable(result: ChartResult, chart_name: str = "pile") -> str:
+    """The chart as text: one line per hand points, one column per bin, per token class."""
+    df = result.cells[result.cells["chart"] == chart_name]
+    edges = result.pile_edges if chart_name == "pile" else result.opp_edges
+    spans = _bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
+    feature = "cards left in the draw pile" if chart_name == "pile" else "smallest opponent hand (cards)"
+    lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
+             f"{result.seed}: stuck decisions (no card fits, drawing legal), quit - draw in points "
+             f"(Q quit better, D draw better, ? cannot separate at 95%); columns: {feature}"]
+    labels = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
+    for token, part in df.groupby("token"):
+        lines.append(f"\ntoken returned on going out: {token}  ({int(part['decisions'].sum())} decisions)")
+        cols = sorted(part["bin_low"].unique())
+        head = ["pts"] + [labels[list(edges).index(c)] for c in cols]
+        body = []
+        for pts, row in part.groupby("hand_points"):
+            by = {r.bin_low: r for r in row.itertuples()}
+            body.append([str(pts)] + [f"{by[c].answer}{by[c].mean_quit_minus_draw:+.1f}" if c in by else "" for c in cols])
+        widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
+        lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+        lines.extend("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Plot
+# --------------------------------------------------------------------------------------------
+
+GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party"}
+
+
+def chart_figure(result: ChartResult, chart_name: str = "pile"):
+    """Heatmaps of one chart, one panel per token class: rows hand points, columns the feature's
+    bins; colour the mean quit - draw (blue: quit better, red: draw better), each cell labelled with
+    its answer and mean; blank where the policy never met the cell."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import TwoSlopeNorm
+
+    if chart_name not in FEATURES:
+        raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
+    df = result.cells[result.cells["chart"] == chart_name]
+    edges = result.pile_edges if chart_name == "pile" else result.opp_edges
+    size = MAX_PILE if chart_name == "pile" else MAX_HAND
+    spans = _bins(edges, size, chart_name)[1]
+    tokens = sorted(df["token"].unique()) or [0]
+    points = sorted(df["hand_points"].unique()) or [0]
+    used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
+    bmax = max(abs(df["mean_quit_minus_draw"]).max() if len(df) else 1.0, 0.5)
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-bmax, vmax=bmax)
+    fig, axes = plt.subplots(1, len(tokens), figsize=(1.2 + 0.62 * len(used_bins) * len(tokens) + 1.5,
+                                                      1.8 + 0.27 * len(points)),
+                             squeeze=False, sharey=True)
+    image = None
+    for ax, token in zip(axes[0], tokens):
+        part = df[df["token"] == token]
+        grid = np.full((len(points), len(used_bins)), np.nan)
+        for r in part.itertuples():
+            i, j = points.index(r.hand_points), used_bins.index(r.bin_low)
+            grid[i, j] = r.mean_quit_minus_draw
+            dark = abs(norm(r.mean_quit_minus_draw) - 0.5) > 0.3
+            ax.text(j, i, f"{r.answer}\n{r.mean_quit_minus_draw:+.1f}", ha="center", va="center", fontsize=6.5,
+                    linespacing=0.9, color="white" if dark else "black",
+                    fontweight="bold" if r.answer != "?" else "normal")
+        image = ax.imshow(grid, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
+        labels = []
+        for lo in used_bins:
+            lo2, hi2 = spans[list(edges).index(lo)]
+            labels.append(f"{lo2}" if lo2 == hi2 else f"{lo2}-{hi2}")
+        ax.set_xticks(range(len(used_bins)), labels, rotation=60, fontsize=7)
+        ax.set_yticks(range(len(points)), [str(p) for p in points], fontsize=7)
+        ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
+        ax.set_xlabel("cards left in the draw pile" if chart_name == "pile" else "smallest hand of an opponent "
+                      "still in (cards)", fontsize=8)
+    axes[0][0].set_ylabel("hand points when stuck (points)", fontsize=8)
+    fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
+                 f"quit or draw when no card fits?\nQ: quit better, D: draw better, ?: 95% interval covers 0; "
+                 f"number: mean of quit - draw (points over the rest of the round); "
+                 f"{result.games:,} games, seed {result.seed}", fontsize=9)
+    cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
+    cbar.set_label("quit - draw (points); blue: quit better, red: draw better", fontsize=8)
+    return fig
