@@ -34,8 +34,8 @@ index), so a seed gives identical tables for any thread count or chunking.
 
 Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
 calls its kernel). A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
-``chart_table`` turns a result into the quit table, ``bundled_chart`` reads the package's own charts
-from ``llama_sim/data/<game>_chart.json`` and ``emit_strategy`` writes a strategy file.
+``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
+(``llama_sim/data/<game>_chart.json``) and ``emit_strategy`` writes a strategy file.
 """
 from __future__ import annotations
 
@@ -43,7 +43,6 @@ import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -52,13 +51,14 @@ from numba import njit, types
 
 from . import registry
 from . import rng as R
+from .chart_data import MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins, token_class
 from .errors import UsageError
 from .games import shedding
 from .games.lama import (CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
                          EXTRA_TURN as LAMA_EXTRA_TURN, FLAGS as LAMA_FLAGS, TWINS as LAMA_TWINS)
 from .games.party import (CAN_PLAY as PARTY_CAN_PLAY, CODE_PENALTY as PARTY_CODE_PENALTY, DECK as PARTY_DECK,
                           EXTRA_TURN as PARTY_EXTRA_TURN, FLAGS as PARTY_FLAGS, TWINS as PARTY_TWINS)
-from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, largest_token
+from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, WIN_UNITS, largest_token, win_units
 from .jit import Kernel
 from .registry import MAX_PARAMS, POLICIES_TYPE
 
@@ -70,10 +70,6 @@ MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
 Z95 = 1.959963984540054
 BRANCH_STREAM = 1000  # decision k of a game uses policy stream BRANCH_STREAM + k in both branches
 
-TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 0..3
-MAX_POINTS = 42  # hand points 0..41 (Party: 1+..+6 + 20)
-MAX_PILE = 50
-MAX_HAND = 60
 # Accumulator statistics per cell: decisions, sum of samples, per-game sums of S^2, S*N, N^2,
 # and how often the policy itself quit there.
 N_STAT, S_SUM, S_SS, S_SN, S_NN, S_POLICY_QUIT = range(6)
@@ -97,11 +93,26 @@ def _continue_round(can_play, extra_turn, n, hands, deck, pos, top, discard, qui
                                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
 
 
+M_OWN, M_RELATIVE, M_WIN = range(3)  # the measure a branch is valued by (kernel codes of MEASURES)
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, draw_first,
-                  hands, deck, pos, top, discard, quit, scores, policies, slot_of_entry, params, entry_of_seat,
-                  brng, bh, bd, bq, obs, legal, nolog):
-    """Value for ``seat`` of quitting (or drawing, ``draw_first``) now and letting the policy finish."""
+def _round_change(hands, s, out, scores, code_penalty, twins, allow20):
+    """Seat s's net score change over a finished round: its points, or minus the token it returns."""
+    if out == s:
+        return -largest_token(scores[s], allow20)
+    return shedding.seat_penalty(hands, s, code_penalty, twins)
+
+
+@njit(cache=True, nogil=True)
+def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20, starter_last_card, n, seat,
+                  draw_first, measure, hands, deck, pos, top, discard, quit, scores, last_play,
+                  policies, slot_of_entry, params, entry_of_seat, brng, grng, bh, bd, bq, bs, bdeck, obs, legal, nolog):
+    """Value for ``seat`` (lower is better) of quitting (or drawing, ``draw_first``) now and letting the
+    policy finish: ``M_OWN`` its net score change over the rest of the round; ``M_RELATIVE`` ``(n - 1)``
+    times that minus the others' changes (an integer: (n - 1) x (own - the others' mean)); ``M_WIN``
+    minus its win units (60 = a whole win) after the policy also plays the rest of the game, the later
+    rounds dealt from ``grng``."""
     bh[:, :] = hands
     bd[:] = discard
     bq[:] = quit
@@ -112,21 +123,38 @@ def _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, d
     else:
         bq[seat] = 1
     nxt = seat + 1 if seat + 1 < n else 0
-    out, _, _, _, _ = _continue_round(can_play, extra_turn, n, bh, deck, p, top, bd, bq, nxt, scores,
-                                      policies, slot_of_entry, params, entry_of_seat, brng, obs, legal, nolog)
-    if out == seat:
-        return -largest_token(scores[seat], allow20)
-    return shedding.seat_penalty(bh, seat, code_penalty, twins)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _token_class(score, allow20):
-    t = largest_token(score, allow20)
-    if t == 20:
-        return 3
-    if t == 10:
-        return 2
-    return t  # 0 or 1
+    out, last_card, last_actor, _, _ = _continue_round(can_play, extra_turn, n, bh, deck, p, top, bd, bq, nxt, scores,
+                                                       policies, slot_of_entry, params, entry_of_seat, brng, obs,
+                                                       legal, nolog)
+    own = _round_change(bh, seat, out, scores, code_penalty, twins, allow20)
+    if measure == M_OWN:
+        return own
+    if measure == M_RELATIVE:
+        total = (n - 1) * own
+        for s in range(n):
+            if s != seat:
+                total -= _round_change(bh, s, out, scores, code_penalty, twins, allow20)
+        return total
+    # M_WIN: score this round, then play the rest of the game as the game kernel does.
+    if last_card < 0:
+        last_card = last_play
+    bs[:] = scores
+    for _r in range(MAX_ROUNDS_PER_GAME):
+        top_score = 0
+        for s in range(n):
+            bs[s] += _round_change(bh, s, out, bs, code_penalty, twins, allow20)  # bs[s]: s's score before
+            top_score = max(top_score, bs[s])
+        if top_score >= GAME_END_SCORE:
+            break
+        start = last_card if (starter_last_card and last_card >= 0) else last_actor
+        for i in range(bdeck.shape[0]):
+            bdeck[i] = full_deck[i]
+        R.shuffle(bdeck, grng)
+        p, t = shedding.deal_round(n, bdeck, bh, bd, bq)
+        out, last_card, last_actor, _, _ = _continue_round(can_play, extra_turn, n, bh, bdeck, p, t, bd, bq, start,
+                                                           bs, policies, slot_of_entry, params, entry_of_seat, brng,
+                                                           obs, legal, nolog)
+    return -win_units(bs, n)[seat]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -163,7 +191,7 @@ def _close_game(acc, game_s, game_n, touched, n_touched):
 
 @njit(cache=True, nogil=True, inline="always")
 def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
-                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
     """Play games ``first_game ..`` with ``policies[0]`` at every seat and add every stuck decision's
     quit-minus-draw sample to ``acc_pile[stat, token, points, pile_bin]`` and ``acc_opp[...]``."""
     n_codes = can_play.shape[0]
@@ -190,6 +218,9 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     drng = np.zeros(2, np.uint64)
     prng = np.zeros(2, np.uint64)
     brng = np.zeros(2, np.uint64)
+    grng = np.zeros(2, np.uint64)
+    bs = np.zeros(n, np.int64)
+    bdeck = full_deck.copy()
     cells_pile = acc_pile.shape[1] * acc_pile.shape[2] * acc_pile.shape[3]
     cells_opp = acc_opp.shape[1] * acc_opp.shape[2] * acc_opp.shape[3]
     gs_pile = np.zeros(cells_pile, np.int64)
@@ -223,6 +254,7 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
             pos = pos0
             top = top0
             n_in = n
+            last_play = -1
             for k in range(min(turns, log.shape[0])):
                 seat = log[k, 0]
                 a = log[k, 1]
@@ -233,16 +265,20 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                             stuck = False
                             break
                 if stuck:
-                    R.seed_state(brng, seed, g, BRANCH_STREAM + k_dec)
-                    vq = _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, False,
-                                       h, deck, pos, top, d, q, scores, policies, slot_of_entry, params,
-                                       entry_of_seat, brng, bh, bd, bq, obs, legal, nolog)
-                    R.seed_state(brng, seed, g, BRANCH_STREAM + k_dec)
-                    vd = _branch_value(can_play, extra_turn, code_penalty, twins, allow20, n, seat, True,
-                                       h, deck, pos, top, d, q, scores, policies, slot_of_entry, params,
-                                       entry_of_seat, brng, bh, bd, bq, obs, legal, nolog)
+                    R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
+                    R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
+                    vq = _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
+                                       starter_last_card, n, seat, False, measure, h, deck, pos, top, d, q, scores,
+                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
+                                       bh, bd, bq, bs, bdeck, obs, legal, nolog)
+                    R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
+                    R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
+                    vd = _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
+                                       starter_last_card, n, seat, True, measure, h, deck, pos, top, d, q, scores,
+                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
+                                       bh, bd, bq, bs, bdeck, obs, legal, nolog)
                     k_dec += 1
-                    t = _token_class(scores[seat], allow20)
+                    t = token_class(scores[seat], allow20)
                     pts = shedding.seat_penalty(h, seat, code_penalty, twins)
                     opp = MAX_HAND - 1
                     for s in range(n):
@@ -266,6 +302,7 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                     h[seat, a] -= 1
                     d[a] += 1
                     top = a
+                    last_play = seat
             # Score the round as the game kernel does.
             top_score = 0
             for s in range(n):
@@ -284,19 +321,19 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
 
 _ACC = types.int64[:, :, :, ::1]
 COLLECT_SIG = types.void(types.uint64, types.int64, types.int64, types.int64, POLICIES_TYPE,
-                         types.float64[:, ::1], types.int64[::1], types.int64[::1], _ACC, _ACC)
+                         types.float64[:, ::1], types.int64, types.int64[::1], types.int64[::1], _ACC, _ACC)
 
 
-def _lama_collect(seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+def _lama_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
     collect_games(LAMA_DECK, LAMA_CAN_PLAY, LAMA_EXTRA_TURN, LAMA_CODE_PENALTY,
                   LAMA_TWINS, LAMA_FLAGS,
-                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp)
+                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
 
 
-def _party_collect(seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp):
+def _party_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
     collect_games(PARTY_DECK, PARTY_CAN_PLAY, PARTY_EXTRA_TURN, PARTY_CODE_PENALTY,
                   PARTY_TWINS, PARTY_FLAGS,
-                  seed, first_game, n_games, n, policies, params, pile_bin, opp_bin, acc_pile, acc_opp)
+                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
 
 
 COLLECTORS = {
@@ -308,18 +345,6 @@ COLLECTORS = {
 # --------------------------------------------------------------------------------------------
 # Library
 # --------------------------------------------------------------------------------------------
-
-
-def _bins(edges: tuple[int, ...], size: int, what: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Lower bin edges -> (bin index of every value 0..size-1, each bin's (low, high))."""
-    edges = tuple(int(e) for e in edges)
-    if not edges or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
-        raise UsageError(f"{what} bin edges must be increasing non-negative integers, got {list(edges)}")
-    index = np.zeros(size, np.int64)
-    for v in range(size):
-        index[v] = max(0, int(np.searchsorted(edges, v, side="right")) - 1)
-    spans = [(lo, (edges[i + 1] - 1) if i + 1 < len(edges) else size - 1) for i, lo in enumerate(edges)]
-    return index, spans
 
 
 def parse_edges(text: str | None, default: tuple[int, ...], what: str) -> tuple[int, ...]:
@@ -345,19 +370,21 @@ class ChartResult:
     summary: pd.DataFrame
     pile_edges: tuple[int, ...] = field(default=DEFAULT_PILE_EDGES)
     opp_edges: tuple[int, ...] = field(default=DEFAULT_OPP_EDGES)
+    measure: str = "own"
 
     def plot(self, chart: str = "pile"):
         return chart_figure(self, chart)
 
 
-CELL_COLUMNS = ["game", "players", "policy", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
+MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
+CELL_COLUMNS = ["game", "players", "policy", "measure", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
                 "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "games_with", "share",
                 "per_game", "policy_quit_rate", "seed"]
 FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
 
 
-def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, games: int,
-           seed: int, total: int) -> pd.DataFrame:
+def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
+           seed: int, total: int, scale: int) -> pd.DataFrame:
     rows = []
     for t, p, b in zip(*np.nonzero(acc[N_STAT])):
         n_dec = int(acc[N_STAT, t, p, b])
@@ -367,14 +394,15 @@ def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: 
         resid = ss - 2 * mean * sn + mean * mean * nn  # sum over games of (S_g - mean N_g)^2
         var = games / (games - 1) * max(resid, 0.0) / (n_dec * n_dec) if games > 1 else math.inf
         half = Z95 * math.sqrt(var)
-        lo, hi = mean - half, mean + half
+        lo, hi = (mean - half) / scale, (mean + half) / scale
+        mean /= scale
         games_with = _games_with(acc, t, p, b)
         answer = "?"
         if games_with >= MIN_GAMES and hi < 0:
             answer = "Q"
         elif games_with >= MIN_GAMES and lo > 0:
             answer = "D"
-        rows.append((game, players, policy, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
+        rows.append((game, players, policy, measure, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
                      answer, mean, lo, hi, n_dec, games_with, n_dec / total, n_dec / games,
                      acc[S_POLICY_QUIT, t, p, b] / n_dec, seed))
     df = pd.DataFrame(rows, columns=CELL_COLUMNS)
@@ -395,8 +423,15 @@ def _player(game: str, policy: str) -> registry.Player:
 
 def chart(game: str, players: int = 4, policy: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
           threads: int | None = None, pile_edges: tuple[int, ...] = DEFAULT_PILE_EDGES,
-          opp_edges: tuple[int, ...] = DEFAULT_OPP_EDGES, progress=None) -> ChartResult:
-    """The quit charts of ``game`` for ``players`` players under ``policy`` (see the module docstring)."""
+          opp_edges: tuple[int, ...] = DEFAULT_OPP_EDGES, progress=None, measure: str = "own") -> ChartResult:
+    """The quit charts of ``game`` for ``players`` players under ``policy`` (see the module docstring).
+
+    ``measure``: ``own`` values a branch by the deciding player's net score change (as
+    ``penalty_per_round``); ``relative`` by that change minus the mean change of the other players,
+    which is what decides a game (quitting early also hands the others an easier round); ``win``
+    by minus the win probability, the policy also playing the rest of the game after the round."""
+    if measure not in MEASURES:
+        raise UsageError(f"unknown --measure '{measure}' (use {', '.join(MEASURES)})")
     from .games import get_game
     spec = get_game(game)
     if spec.name not in CHART_GAMES:
@@ -407,8 +442,8 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
     policy = policy or DEFAULT_POLICY[spec.name]
     player = _player(spec.name, policy)
-    pile_bin, pile_spans = _bins(pile_edges, MAX_PILE, "pile")
-    opp_bin, opp_spans = _bins(opp_edges, MAX_HAND, "opponent")
+    pile_bin, pile_spans = bins(pile_edges, MAX_PILE, "pile")
+    opp_bin, opp_spans = bins(opp_edges, MAX_HAND, "opponent")
     funcs, _ = registry.policy_tuple([player])
     params = player.params.reshape(1, MAX_PARAMS).copy()
     kernel = COLLECTORS[spec.name]
@@ -421,7 +456,8 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         first, count = chunk
         acc_pile = np.zeros(shape_pile, np.int64)
         acc_opp = np.zeros(shape_opp, np.int64)
-        kernel(np.uint64(seed % 2**64), first, count, players, funcs, params, pile_bin, opp_bin, acc_pile, acc_opp)
+        kernel(np.uint64(seed % 2**64), first, count, players, funcs, params, MEASURES.index(measure),
+               pile_bin, opp_bin, acc_pile, acc_opp)
         return acc_pile, acc_opp
 
     from .simulate import default_threads
@@ -438,24 +474,27 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
                 progress(count)
     total = int(acc_pile[N_STAT].sum())
     label = player.label
+    scale = {"own": 1, "relative": players - 1, "win": WIN_UNITS}[measure]
     cells = pd.concat([
-        _cells(acc_pile, pile_spans, "pile", spec.name, players, label, games, seed, max(total, 1)),
-        _cells(acc_opp, opp_spans, "opponent", spec.name, players, label, games, seed, max(total, 1)),
+        _cells(acc_pile, pile_spans, "pile", spec.name, players, label, measure, games, seed, max(total, 1), scale),
+        _cells(acc_opp, opp_spans, "opponent", spec.name, players, label, measure, games, seed, max(total, 1), scale),
     ], ignore_index=True)
-    summary = _summary(acc_pile, spec.name, players, label, games, seed)
-    return ChartResult(spec.name, players, label, games, seed, cells, summary, tuple(pile_edges), tuple(opp_edges))
+    summary = _summary(acc_pile, spec.name, players, label, measure, games, seed, scale)
+    return ChartResult(spec.name, players, label, games, seed, cells, summary, tuple(pile_edges), tuple(opp_edges),
+                       measure)
 
 
-def _summary(acc: np.ndarray, game: str, players: int, policy: str, games: int, seed: int) -> pd.DataFrame:
+def _summary(acc: np.ndarray, game: str, players: int, policy: str, measure: str, games: int, seed: int,
+             scale: int) -> pd.DataFrame:
     """Totals per token class: decisions, how often the policy quit, how often quitting was better."""
     rows = []
     for t in range(len(TOKENS)):
         n_dec = int(acc[N_STAT, t].sum())
         if n_dec == 0:
             continue
-        rows.append((game, players, policy, TOKENS[t], n_dec, n_dec / games, acc[S_POLICY_QUIT, t].sum() / n_dec,
-                     acc[S_SUM, t].sum() / n_dec, seed))
-    return pd.DataFrame(rows, columns=["game", "players", "policy", "token", "decisions", "per_game",
+        rows.append((game, players, policy, measure, TOKENS[t], n_dec, n_dec / games,
+                     acc[S_POLICY_QUIT, t].sum() / n_dec, acc[S_SUM, t].sum() / n_dec / scale, seed))
+    return pd.DataFrame(rows, columns=["game", "players", "policy", "measure", "token", "decisions", "per_game",
                                        "policy_quit_rate", "mean_quit_minus_draw", "seed"])
 
 
@@ -493,28 +532,11 @@ def chart_document(results: list[ChartResult]) -> dict:
     """The JSON document a ``chart`` strategy reads: one quit table per player count."""
     first = results[0]
     return {
-        "game": first.game, "policy": first.policy, "games": first.games, "seed": first.seed,
+        "game": first.game, "policy": first.policy, "measure": first.measure, "games": first.games,
+        "seed": first.seed,
         "tokens": list(TOKENS), "max_points": MAX_POINTS, "pile_edges": list(first.pile_edges),
         "tables": {str(r.players): quit_table(r).tolist() for r in results},
     }
-
-
-def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """(quit[players - min_players, token, points, pile bin], pile bin of every pile size). A player
-    count without its own table uses the nearest one."""
-    edges = tuple(doc["pile_edges"])
-    pile_bin, _ = _bins(edges, MAX_PILE, "pile")
-    have = sorted(int(k) for k in doc["tables"])
-    out = np.zeros((max_players - min_players + 1, len(TOKENS), MAX_POINTS, len(edges)), np.int8)
-    for n in range(min_players, max_players + 1):
-        nearest = min(have, key=lambda k: (abs(k - n), k))
-        out[n - min_players] = np.array(doc["tables"][str(nearest)], np.int8)
-    return out, pile_bin
-
-
-def bundled_chart(game: str) -> dict:
-    """The chart shipped with the package (``llama_sim/data/<game>_chart.json``)."""
-    return json.loads(resources.files("llama_sim").joinpath(f"data/{game}_chart.json").read_text())
 
 
 def emit_strategy(result: ChartResult, path: Path, name: str | None = None) -> str:
@@ -527,9 +549,10 @@ def emit_strategy(result: ChartResult, path: Path, name: str | None = None) -> s
     if not name.isidentifier():
         raise UsageError(f"--emit-strategy {path}: the file name must make a Python name")
     table = quit_table(result)
-    pile_bin, _ = _bins(result.pile_edges, MAX_PILE, "pile")
+    pile_bin, _ = bins(result.pile_edges, MAX_PILE, "pile")
     text = f'''"""A quit chart as a strategy: written by `llamasim chart --game {result.game} --players {result.players}
---policy {result.policy} --games {result.games} --seed {result.seed} --emit-strategy {Path(path).name}`.
+--policy {result.policy} --measure {result.measure} --games {result.games} --seed {result.seed}
+--emit-strategy {Path(path).name}` (pile bins from {list(result.pile_edges)}).
 
 Load it with `--strategies-file {Path(path).name}` and play it as `{name}`."""
 import numpy as np
@@ -546,7 +569,7 @@ PILE_BIN = np.array({pile_bin.tolist()!r}, dtype=np.int64)
 @strategy("{result.game}", "{name}", "Plays the {result.game} chart built from {result.policy} at {result.players} players "
           "({result.games} games, seed {result.seed}): the chart strategy's card choice, the chart's quit/draw choice.")
 def {name}(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, QUIT, PILE_BIN)
+    return chart_policy_action(obs, legal, rng, QUIT, PILE_BIN)
 '''
     Path(path).write_text(text)
     return name
@@ -557,14 +580,19 @@ def {name}(obs, legal, params, rng):
 # --------------------------------------------------------------------------------------------
 
 
+def _unit(result: ChartResult) -> str:
+    return {"own": "points", "relative": "points relative to the others' mean",
+            "win": "minus win probability"}[result.measure]
+
+
 def readable(result: ChartResult, chart_name: str = "pile") -> str:
     """The chart as text: one line per hand points, one column per bin, per token class."""
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    spans = _bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
+    spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
     feature = "cards left in the draw pile" if chart_name == "pile" else "smallest opponent hand (cards)"
     lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
-             f"{result.seed}: stuck decisions (no card fits, drawing legal), quit - draw in points "
+             f"{result.seed}: stuck decisions (no card fits, drawing legal), quit - draw in {_unit(result)} "
              f"(Q quit better, D draw better, ? cannot separate at 95%); columns: {feature}"]
     labels = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
     for token, part in df.groupby("token"):
@@ -602,7 +630,7 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
     size = MAX_PILE if chart_name == "pile" else MAX_HAND
-    spans = _bins(edges, size, chart_name)[1]
+    spans = bins(edges, size, chart_name)[1]
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
@@ -635,8 +663,19 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     axes[0][0].set_ylabel("hand points when stuck (points)", fontsize=8)
     fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
                  f"quit or draw when no card fits?\nQ: quit better, D: draw better, ?: 95% interval covers 0; "
-                 f"number: mean of quit - draw (points over the rest of the round); "
+                 f"number: mean of quit - draw ({_unit(result)} over the rest of the round); "
                  f"{result.games:,} games, seed {result.seed}", fontsize=9)
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
-    cbar.set_label("quit - draw (points); blue: quit better, red: draw better", fontsize=8)
+    cbar.set_label(f"quit - draw ({_unit(result)}); blue: quit better, red: draw better", fontsize=8)
     return fig
+
+
+def write_chart_file(game: str, players: list[int], path: Path, policy: str | None = None,
+                     games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,
+                     pile_edges: tuple[int, ...] = tuple(range(MAX_PILE)), measure: str = "own") -> dict:
+    """Build the charts of ``players`` player counts and write the document a ``chart`` strategy reads
+    (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``)."""
+    results = [chart(game, n, policy, games, seed, threads, pile_edges=pile_edges, measure=measure) for n in players]
+    doc = chart_document(results)
+    Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    return doc

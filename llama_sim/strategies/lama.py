@@ -63,3 +63,37 @@ def smart(obs, legal, params, rng):
         return QUIT
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
     return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW
+
+
+# --------------------------------------------------------------------------------------------
+# chart: a quit chart (``llamasim chart``) as a strategy
+# --------------------------------------------------------------------------------------------
+
+from ..chart_data import bundled_document, tables_from_document, token_class  # noqa: E402
+from ..games.lama import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, OBS_PLAYERS  # noqa: E402
+
+# The bundled chart (llama_sim/data/lama_chart.json), frozen into the compiled policy as constants:
+# CHART_QUIT[players - MIN_PLAYERS, token class, hand points, pile bin] == 1 means quit when stuck.
+CHART_QUIT, CHART_PILE_BIN = tables_from_document(bundled_document("lama"), MIN_PLAYERS, MAX_PLAYERS)
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, legal, rng, quit_table, pile_bin):
+    """Greedy's card; when no card fits and drawing is legal, the chart's choice
+    ``quit_table[token class, hand points, pile_bin[cards left]]`` (1: quit)."""
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if not legal[DRAW]:
+        return QUIT
+    t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], False)
+    if quit_table[t, count_penalty(obs, OBS_HAND, PENALTY), pile_bin[obs[OBS_DRAW_PILE]]]:
+        return QUIT
+    return DRAW
+
+
+@strategy("lama", "chart",
+          "Plays like greedy; when no card fits it quits or draws as the bundled quit chart says for its hand "
+          "points, the cards left in the draw pile and the token it would return (llamasim chart).")
+def chart(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_PILE_BIN)
