@@ -32,8 +32,18 @@ A cell is ``Q`` when its 95% interval lies below 0, ``D`` above 0, else ``?`` (a
 fewer than ``MIN_GAMES`` games holding it). All sums are integers and games are seeded by (seed, game
 index), so a seed gives identical tables for any thread count or chunking.
 
+Measures (``measure``): ``own`` is the brief's value above; ``relative`` subtracts the others' mean
+change over the rest of the round; ``win`` plays the rest of the GAME after each branch (the later
+rounds dealt from a stream both branches share) and values a branch by minus the player's win share.
+Why three: a chart valued in points per round plays worse games than ``smart`` (measured: the own-
+measure chart loses 6.9 points of win rate to it), because quitting earlier saves points but forgoes
+the token a player who goes out returns, and in a game to 40 that token matters more than its
+average points. The bundled charts are valued by ``win``.
+
 Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
-calls its kernel). A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
+calls its kernel). Not charted: ``dice`` (its kernel logs the actions but not the dice, so replaying
+a round to its decisions would need the roll resolution that lives inside the dice kernel) and
+``kadabra``. A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
 ``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
 (``llama_sim/data/<game>_chart.json``) and ``emit_strategy`` writes a strategy file.
 """
@@ -51,7 +61,8 @@ from numba import njit, types
 
 from . import registry
 from . import rng as R
-from .chart_data import MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins, token_class
+from .chart_data import (FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins,
+                         token_class)
 from .errors import UsageError
 from .games import shedding
 from .games.lama import (CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
@@ -77,6 +88,7 @@ N_STATS = 6
 
 DEFAULT_PILE_EDGES = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 32, 40)
 DEFAULT_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 9, 12, 16)
+BUNDLED_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16)
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,8 +370,12 @@ def parse_edges(text: str | None, default: tuple[int, ...], what: str) -> tuple[
 
 @dataclass
 class ChartResult:
-    """``cells``: one row per (chart, token, hand points, feature bin) that occurred; ``decisions``:
-    the totals. ``plot()`` draws the heatmaps."""
+    """``cells``: one row per (chart, token, hand points, feature bin) that occurred, with the
+    ``answer`` (Q/D/?), ``mean_quit_minus_draw`` and its 95% interval (points; for the win measure a
+    win-probability difference), ``decisions``, ``effective_games`` ((sum N)^2 / sum N^2 over games, a
+    lower bound on the games that held the cell), ``share`` of all decisions, ``per_game`` and
+    ``policy_quit_rate`` (how often the policy itself quit there). ``summary``: totals per token
+    class. ``plot(chart)`` draws the ``pile`` or ``opponent`` heatmaps."""
 
     game: str
     players: int
@@ -378,9 +394,10 @@ class ChartResult:
 
 MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
 CELL_COLUMNS = ["game", "players", "policy", "measure", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
-                "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "games_with", "share",
+                "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "effective_games", "share",
                 "per_game", "policy_quit_rate", "seed"]
 FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
+FEATURE_CODES = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}
 
 
 def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
@@ -396,22 +413,22 @@ def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: 
         half = Z95 * math.sqrt(var)
         lo, hi = (mean - half) / scale, (mean + half) / scale
         mean /= scale
-        games_with = _games_with(acc, t, p, b)
+        effective_games = _effective_games(acc, t, p, b)
         answer = "?"
-        if games_with >= MIN_GAMES and hi < 0:
+        if effective_games >= MIN_GAMES and hi < 0:
             answer = "Q"
-        elif games_with >= MIN_GAMES and lo > 0:
+        elif effective_games >= MIN_GAMES and lo > 0:
             answer = "D"
         rows.append((game, players, policy, measure, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
-                     answer, mean, lo, hi, n_dec, games_with, n_dec / total, n_dec / games,
+                     answer, mean, lo, hi, n_dec, effective_games, n_dec / total, n_dec / games,
                      acc[S_POLICY_QUIT, t, p, b] / n_dec, seed))
     df = pd.DataFrame(rows, columns=CELL_COLUMNS)
     return df.sort_values(["token", "hand_points", "bin_low"], kind="stable").reset_index(drop=True)
 
 
-def _games_with(acc, t, p, b) -> int:
-    """A lower bound on how many games held the cell: sum N_g^2 >= sum N_g, equality when each game
-    had at most one such decision; (sum N)^2 / sum N^2 is the effective number of games."""
+def _effective_games(acc, t, p, b) -> int:
+    """(sum N_g)^2 / sum N_g^2: the effective number of games holding the cell, at most the number
+    that did (Cauchy-Schwarz), equal when each held it equally often."""
     nn = acc[S_NN, t, p, b]
     n_dec = acc[N_STAT, t, p, b]
     return int(n_dec * n_dec // nn) if nn else 0
@@ -503,22 +520,28 @@ def _summary(acc: np.ndarray, game: str, players: int, policy: str, measure: str
 # --------------------------------------------------------------------------------------------
 
 
-def quit_table(result: ChartResult) -> np.ndarray:
-    """``table[token class, hand points, pile bin] == 1``: quit when stuck. A cell is decided by the
-    sign of its mean (a '?' cell costs little either way: its difference is near 0); a cell that never
-    occurred takes the nearest occurring cell of the same token class and pile bin by hand points
-    (ties to the lower), or drawing when the class has none."""
-    n_bins = len(result.pile_edges)
-    table = np.zeros((len(TOKENS), MAX_POINTS, n_bins), np.int8)
+def _edges(result: ChartResult, feature: str) -> tuple[int, ...]:
+    if feature not in FEATURES:
+        raise UsageError(f"unknown chart feature '{feature}' (use {', '.join(FEATURES)})")
+    return result.pile_edges if feature == "pile" else result.opp_edges
+
+
+def quit_table(result: ChartResult, feature: str = "pile") -> np.ndarray:
+    """``table[token class, hand points, feature bin] == 1``: quit when stuck (``feature``: the
+    ``pile`` or the ``opponent`` chart). A cell is decided by the sign of its mean (a '?' cell costs
+    little either way: its difference is near 0); a cell that never occurred takes the nearest
+    occurring cell of the same token class and bin by hand points (ties to the lower), or drawing when
+    the class has none."""
+    edges = _edges(result, feature)
+    table = np.zeros((len(TOKENS), MAX_POINTS, len(edges)), np.int8)
     known = np.zeros_like(table, dtype=bool)
-    pile = result.cells[result.cells["chart"] == "pile"]
-    for row in pile.itertuples():
+    for row in result.cells[result.cells["chart"] == feature].itertuples():
         t = TOKENS.index(row.token)
-        b = result.pile_edges.index(row.bin_low)
+        b = edges.index(row.bin_low)
         table[t, row.hand_points, b] = 1 if row.mean_quit_minus_draw < 0 else 0
         known[t, row.hand_points, b] = True
     for t in range(len(TOKENS)):
-        for b in range(n_bins):
+        for b in range(len(edges)):
             have = np.flatnonzero(known[t, :, b])
             if have.size == 0:
                 continue
@@ -528,31 +551,32 @@ def quit_table(result: ChartResult) -> np.ndarray:
     return table
 
 
-def chart_document(results: list[ChartResult]) -> dict:
-    """The JSON document a ``chart`` strategy reads: one quit table per player count."""
+def chart_document(results: list[ChartResult], feature: str = "opponent") -> dict:
+    """The JSON document a ``chart`` strategy reads (``chart_data``): one quit table per player count."""
     first = results[0]
     return {
         "game": first.game, "policy": first.policy, "measure": first.measure, "games": first.games,
-        "seed": first.seed,
-        "tokens": list(TOKENS), "max_points": MAX_POINTS, "pile_edges": list(first.pile_edges),
-        "tables": {str(r.players): quit_table(r).tolist() for r in results},
+        "seed": first.seed, "tokens": list(TOKENS), "max_points": MAX_POINTS,
+        "feature": feature, "edges": list(_edges(first, feature)),
+        "tables": {str(r.players): quit_table(r, feature).tolist() for r in results},
     }
 
 
-def emit_strategy(result: ChartResult, path: Path, name: str | None = None) -> str:
-    """Write a strategy file playing ``result``'s chart (load it with ``--strategies-file``).
+def emit_strategy(result: ChartResult, path: Path, feature: str = "opponent") -> str:
+    """Write a strategy file playing ``result``'s ``feature`` chart (load it with ``--strategies-file``).
 
     The strategy is named after the file (``my_chart.py`` -> ``my_chart``); it plays the rule set's
     ``chart`` card choice and the chart's quit/draw choice. Returns the strategy's name."""
-    import re
-    name = name or re.sub(r"\W", "_", Path(path).stem)
+    name = Path(path).stem
     if not name.isidentifier():
-        raise UsageError(f"--emit-strategy {path}: the file name must make a Python name")
-    table = quit_table(result)
-    pile_bin, _ = bins(result.pile_edges, MAX_PILE, "pile")
+        raise UsageError(f"--emit-strategy {path}: the file name must be a Python name (it names the strategy)")
+    edges = _edges(result, feature)
+    table = quit_table(result, feature)
+    bin_of, _ = bins(edges, MAX_PILE if feature == "pile" else MAX_HAND, feature)
+    code = FEATURE_CODES[feature]
     text = f'''"""A quit chart as a strategy: written by `llamasim chart --game {result.game} --players {result.players}
 --policy {result.policy} --measure {result.measure} --games {result.games} --seed {result.seed}
---emit-strategy {Path(path).name}` (pile bins from {list(result.pile_edges)}).
+--emit-strategy {Path(path).name}` ({feature} chart, bins from {list(edges)}).
 
 Load it with `--strategies-file {Path(path).name}` and play it as `{name}`."""
 import numpy as np
@@ -560,16 +584,17 @@ import numpy as np
 from llama_sim.registry import strategy
 from llama_sim.strategies.{result.game} import chart_policy_action
 
-# QUIT[token class (0, 1, 10, 20), hand points, pile bin] == 1: quit when no card fits.
+# QUIT[token class (0, 1, 10, 20), hand points, bin] == 1: quit when no card fits.
 QUIT = np.array({table.tolist()!r}, dtype=np.int8)
-# The pile bin of every draw-pile size (bins start at {list(result.pile_edges)}).
-PILE_BIN = np.array({pile_bin.tolist()!r}, dtype=np.int64)
+# The bin of every value of the feature ({FEATURES[feature]}).
+BIN_OF = np.array({bin_of.tolist()!r}, dtype=np.int64)
 
 
-@strategy("{result.game}", "{name}", "Plays the {result.game} chart built from {result.policy} at {result.players} players "
-          "({result.games} games, seed {result.seed}): the chart strategy's card choice, the chart's quit/draw choice.")
+@strategy("{result.game}", "{name}", "Plays the {result.game} {feature} chart built from {result.policy} at "
+          "{result.players} players ({result.measure} measure, {result.games} games, seed {result.seed}): the "
+          "chart strategy's card choice, the chart's quit/draw choice.")
 def {name}(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, QUIT, PILE_BIN)
+    return chart_policy_action(obs, legal, rng, QUIT, BIN_OF, {code})
 '''
     Path(path).write_text(text)
     return name
@@ -581,8 +606,15 @@ def {name}(obs, legal, params, rng):
 
 
 def _unit(result: ChartResult) -> str:
-    return {"own": "points", "relative": "points relative to the others' mean",
-            "win": "minus win probability"}[result.measure]
+    """What the printed and plotted numbers are in (the tables hold the unscaled values)."""
+    return {"own": "points over the rest of the round",
+            "relative": "points relative to the others' mean, over the rest of the round",
+            "win": "percentage points of losing the game"}[result.measure]
+
+
+def _shown(result: ChartResult, value: float) -> float:
+    """A mean as printed and plotted: points, or the win measure in percentage points."""
+    return value * (100 if result.measure == "win" else 1)
 
 
 def readable(result: ChartResult, chart_name: str = "pile") -> str:
@@ -602,7 +634,8 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
         body = []
         for pts, row in part.groupby("hand_points"):
             by = {r.bin_low: r for r in row.itertuples()}
-            body.append([str(pts)] + [f"{by[c].answer}{by[c].mean_quit_minus_draw:+.1f}" if c in by else "" for c in cols])
+            body.append([str(pts)] + [f"{by[c].answer}{_shown(result, by[c].mean_quit_minus_draw):+.1f}" if c in by
+                                      else "" for c in cols])
         widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
         lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
         lines.extend("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in body)
@@ -634,7 +667,9 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
-    bmax = max(abs(df["mean_quit_minus_draw"]).max() if len(df) else 1.0, 0.5)
+    # colour scale from the cells seen in enough games (a rare cell's mean is noise)
+    solid = df[df["effective_games"] >= MIN_GAMES]["mean_quit_minus_draw"].map(lambda v: abs(_shown(result, v)))
+    bmax = max(float(solid.quantile(0.95)) if len(solid) else 1.0, 0.1)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-bmax, vmax=bmax)
     fig, axes = plt.subplots(1, len(tokens), figsize=(1.2 + 0.62 * len(used_bins) * len(tokens) + 1.5,
                                                       1.8 + 0.27 * len(points)),
@@ -645,9 +680,10 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         grid = np.full((len(points), len(used_bins)), np.nan)
         for r in part.itertuples():
             i, j = points.index(r.hand_points), used_bins.index(r.bin_low)
-            grid[i, j] = r.mean_quit_minus_draw
-            dark = abs(norm(r.mean_quit_minus_draw) - 0.5) > 0.3
-            ax.text(j, i, f"{r.answer}\n{r.mean_quit_minus_draw:+.1f}", ha="center", va="center", fontsize=6.5,
+            shown = _shown(result, r.mean_quit_minus_draw)
+            grid[i, j] = shown
+            dark = abs(norm(max(-bmax, min(bmax, shown))) - 0.5) > 0.3
+            ax.text(j, i, f"{r.answer}\n{shown:+.1f}", ha="center", va="center", fontsize=6.5,
                     linespacing=0.9, color="white" if dark else "black",
                     fontweight="bold" if r.answer != "?" else "normal")
         image = ax.imshow(grid, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
@@ -663,7 +699,7 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     axes[0][0].set_ylabel("hand points when stuck (points)", fontsize=8)
     fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
                  f"quit or draw when no card fits?\nQ: quit better, D: draw better, ?: 95% interval covers 0; "
-                 f"number: mean of quit - draw ({_unit(result)} over the rest of the round); "
+                 f"number: mean of quit - draw ({_unit(result)}); "
                  f"{result.games:,} games, seed {result.seed}", fontsize=9)
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
     cbar.set_label(f"quit - draw ({_unit(result)}); blue: quit better, red: draw better", fontsize=8)
@@ -672,10 +708,12 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
 
 def write_chart_file(game: str, players: list[int], path: Path, policy: str | None = None,
                      games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,
-                     pile_edges: tuple[int, ...] = tuple(range(MAX_PILE)), measure: str = "own") -> dict:
+                     measure: str = "win", feature: str = "opponent",
+                     pile_edges: tuple[int, ...] = tuple(range(MAX_PILE)),
+                     opp_edges: tuple[int, ...] = BUNDLED_OPP_EDGES) -> dict:
     """Build the charts of ``players`` player counts and write the document a ``chart`` strategy reads
     (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``)."""
-    results = [chart(game, n, policy, games, seed, threads, pile_edges=pile_edges, measure=measure) for n in players]
-    doc = chart_document(results)
+    results = [chart(game, n, policy, games, seed, threads, pile_edges, opp_edges, measure=measure) for n in players]
+    doc = chart_document(results, feature)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     return doc

@@ -3,9 +3,11 @@
 Kept apart from ``chart.py`` (which builds charts with pandas) so that the strategy modules can load
 their bundled chart (``llama_sim/data/<game>_chart.json``) at import time with numpy alone.
 
-Document layout: ``{"game", "policy", "games", "seed", "tokens": [0, 1, 10, 20], "max_points",
-"pile_edges": [lower edges of the pile bins], "tables": {"<players>": quit[token][points][pile bin]}}``
-with ``quit == 1`` meaning "quit when no card fits and drawing is legal".
+Document layout: ``{"game", "policy", "measure", "games", "seed", "tokens": [0, 1, 10, 20],
+"max_points", "feature": "pile" | "opponent", "edges": [lower edges of the feature's bins],
+"tables": {"<players>": quit[token][points][bin]}}`` with ``quit == 1`` meaning "quit when no card
+fits and drawing is legal". The feature is the cards left in the draw pile (``pile``) or the
+smallest hand among the opponents still in the round (``opponent``).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 
 MAX_POINTS = 42  # hand points 0..41 (Party: 1 + ... + 6 + 20)
 MAX_PILE = 50  # draw-pile sizes 0..49
 MAX_HAND = 60
+FEATURE_PILE, FEATURE_OPPONENT = 0, 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -47,17 +50,18 @@ def bins(edges: tuple[int, ...], size: int, what: str) -> tuple[np.ndarray, list
     return index, spans
 
 
-def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """(quit[players - min_players, token, points, pile bin], pile bin of every pile size). A player
-    count without its own table uses the nearest one (the smaller on a tie)."""
-    edges = tuple(doc["pile_edges"])
-    pile_bin, _ = bins(edges, MAX_PILE, "pile")
+def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(quit[players - min_players, token, points, bin], the bin of every feature value, the feature's
+    code). A player count without its own table uses the nearest one (the smaller on a tie)."""
+    edges = tuple(doc["edges"])
+    feature = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}[doc["feature"]]
+    bin_of, _ = bins(edges, MAX_PILE if feature == FEATURE_PILE else MAX_HAND, doc["feature"])
     have = sorted(int(k) for k in doc["tables"])
     out = np.zeros((max_players - min_players + 1, len(TOKENS), MAX_POINTS, len(edges)), np.int8)
     for n in range(min_players, max_players + 1):
         nearest = min(have, key=lambda k: (abs(k - n), k))
         out[n - min_players] = np.array(doc["tables"][str(nearest)], np.int8)
-    return out, pile_bin
+    return out, bin_of, feature
 
 
 def bundled_document(game: str) -> dict:

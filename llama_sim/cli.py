@@ -688,6 +688,8 @@ def chart(
                                         "the opponent chart goes to <name>.opponent.<ext>."),
     emit_strategy: Optional[Path] = typer.Option(None, "--emit-strategy", help="Write a strategy file playing this "
                                                  "chart (named after the file; load with --strategies-file)."),
+    emit_feature: str = typer.Option("opponent", "--emit-feature", help="Which chart --emit-strategy plays: "
+                                     "opponent (hand points x smallest opponent hand) or pile."),
     strategies_file: Optional[Path] = StratFileOpt,
     fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
 ):
@@ -704,6 +706,8 @@ def chart(
     _check_new_file(emit_strategy, "--emit-strategy", (".py",), force)
     if emit_strategy is not None and not emit_strategy.stem.isidentifier():
         raise UsageError(f"--emit-strategy {emit_strategy}: the file name must be a Python name (it names the strategy)")
+    if emit_feature not in C.FEATURES:
+        raise UsageError(f"unknown --emit-feature '{emit_feature}' (use {', '.join(C.FEATURES)})")
     pile_edges = C.parse_edges(pile_bins, C.DEFAULT_PILE_EDGES, "pile")
     opp_edges = C.parse_edges(opponent_bins, C.DEFAULT_OPP_EDGES, "opponent")
     progress = _Progress(n_games, not quiet, "games")
@@ -721,7 +725,7 @@ def chart(
             plt.close(fig)
             notes.append(f"wrote {path}")
     if emit_strategy is not None:
-        name = C.emit_strategy(result, emit_strategy)
+        name = C.emit_strategy(result, emit_strategy, emit_feature)
         notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
     text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
     emit(result.cells, fmt, out, readable_text=text)

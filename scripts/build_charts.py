@@ -1,8 +1,10 @@
 """Rebuild the quit charts bundled with the package (``llama_sim/data/<game>_chart.json``).
 
-    python scripts/build_charts.py lama --policy smart --games 200000 --seed 1
+    python scripts/build_charts.py lama --policy smart --measure win --games 40000 --seed 1
+    python scripts/build_charts.py party --policy chain --measure win --games 15000 --seed 1
 
-One table per player count, at one-card resolution of the draw pile. The ``chart`` strategy of the
+One table per player count: the opponent chart (hand points x the smallest hand of an opponent
+still in, one-card bins up to 13), valued by the win measure. The ``chart`` strategy of the
 rule set plays the file; the module docstring of ``llama_sim.chart`` says how a chart is valued.
 """
 import argparse
@@ -17,7 +19,7 @@ parser.add_argument("game", choices=sorted(DEFAULT_POLICY))
 parser.add_argument("--policy", default=None)
 parser.add_argument("--games", type=int, default=200_000)
 parser.add_argument("--seed", type=int, default=1)
-parser.add_argument("--measure", default="own", choices=["own", "relative", "win"])
+parser.add_argument("--measure", default="win", choices=["own", "relative", "win"])
 parser.add_argument("--out", default=None, help="write here instead of llama_sim/data/<game>_chart.json")
 parser.add_argument("--players", default=None, help="comma-separated (default: every count the rule set allows)")
 args = parser.parse_args()

@@ -12,7 +12,8 @@ import pytest
 
 from llama_sim import chart as C
 from llama_sim import registry
-from llama_sim.chart_data import MAX_PILE, TOKENS, bins, bundled_document, tables_from_document
+from llama_sim.chart_data import (FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, TOKENS, bins,
+                                  bundled_document, tables_from_document)
 from llama_sim.cli import main
 from llama_sim.games import lama
 
@@ -141,15 +142,21 @@ def test_party_chart_has_twenty_point_tokens_and_pink_points():
 
 def test_quit_table_follows_cell_means_and_fills_gaps():
     res = C.chart("lama", 4, "smart", **SMALL)
-    table = C.quit_table(res)
-    pile = res.cells[res.cells["chart"] == "pile"]
-    for row in pile.itertuples():
-        b = res.pile_edges.index(row.bin_low)
-        assert table[TOKENS.index(row.token), row.hand_points, b] == (1 if row.mean_quit_minus_draw < 0 else 0)
-    assert table.shape == (len(TOKENS), 42, len(res.pile_edges))
+    for feature, edges in (("pile", res.pile_edges), ("opponent", res.opp_edges)):
+        table = C.quit_table(res, feature)
+        assert table.shape == (len(TOKENS), 42, len(edges))
+        part = res.cells[res.cells["chart"] == feature]
+        for row in part.itertuples():
+            want = 1 if row.mean_quit_minus_draw < 0 else 0
+            assert table[TOKENS.index(row.token), row.hand_points, edges.index(row.bin_low)] == want
+        # hand points the policy never met take the nearest met value's answer
+        b_low = part["bin_low"].iloc[0]
+        seen = sorted(part[(part["token"] == 0) & (part["bin_low"] == b_low)]["hand_points"])
+        b = edges.index(b_low)
+        assert table[0, 41, b] == table[0, seen[-1], b] and table[0, 0, b] == table[0, seen[0], b]
 
 
-def _stuck_obs(hand_codes, top, pile, score, players=4):
+def _stuck_obs(hand_codes, top, pile, score, players=4, opponent_sizes=(6, 6, 6, 6, 6)):
     obs = np.zeros(lama.OBS_LEN, np.int64)
     obs[lama.OBS_PLAYERS] = players
     obs[lama.OBS_TOP] = top
@@ -157,6 +164,9 @@ def _stuck_obs(hand_codes, top, pile, score, players=4):
     obs[lama.OBS_ACTIVE] = players
     for c in hand_codes:
         obs[lama.OBS_HAND + c] += 1
+    obs[lama.OBS_HAND_SIZES] = len(hand_codes)
+    for s in range(1, players):
+        obs[lama.OBS_HAND_SIZES + s] = opponent_sizes[s - 1]
     obs[lama.OBS_SCORES] = score
     legal = np.zeros(lama.N_ACTIONS, np.uint8)
     legal[lama.DRAW] = 1
@@ -164,31 +174,50 @@ def _stuck_obs(hand_codes, top, pile, score, players=4):
     return obs, legal
 
 
+# (hand, own score, cards in the pile, players, the opponents' hand sizes); the top card is a 1, on
+# which none of these hands fits
+CASES = [([3, 3], 0, 20, 4, (5, 2, 7)), ([2, 4], 12, 5, 4, (1, 9, 9)), ([6, 5], 3, 30, 2, (4,)),
+         ([4], 0, 1, 6, (3, 3, 8, 2, 6)), ([2, 3, 4, 5], 25, 12, 3, (12, 14))]
+
+
+def _expected(table, bin_of, feature, hand, score, pile, sizes):
+    pts = sum(int(lama.PENALTY[c]) for c in set(hand))
+    t = 2 if score >= 10 else (1 if score >= 1 else 0)
+    value = pile if feature == FEATURE_PILE else min(sizes)
+    return lama.QUIT if table[t, pts, bin_of[value]] else lama.DRAW
+
+
 def test_bundled_chart_strategy_plays_its_table():
-    doc = bundled_document("lama")
-    table, pile_bin = tables_from_document(doc, 2, 6)
+    table, bin_of, feature = tables_from_document(bundled_document("lama"), 2, 6)
     policy = registry.get("lama", "chart").policy
     rng = np.zeros(2, np.uint64)
     params = np.zeros(registry.MAX_PARAMS)
-    for hand, score, pile, players in [([3, 3], 0, 20, 4), ([2, 4], 12, 5, 4), ([6, 5], 3, 30, 2), ([4], 0, 1, 6)]:
-        obs, legal = _stuck_obs(hand, 0, pile, score, players)  # top 1: only a 1 or a 2 fits
-        pts = sum(int(lama.PENALTY[c]) for c in set(hand))
-        t = 2 if score >= 10 else (1 if score >= 1 else 0)
-        want = lama.QUIT if table[players - 2, t, pts, pile_bin[pile]] else lama.DRAW
+    for hand, score, pile, players, sizes in CASES:
+        obs, legal = _stuck_obs(hand, 0, pile, score, players, sizes)
+        want = _expected(table[players - 2], bin_of, feature, hand, score, pile, sizes)
         assert policy(obs, legal, params, rng) == want
-    # a card that fits is played (greedy: the equal card first)
-    obs, legal = _stuck_obs([0, 1], 0, 20, 0)
+    if feature == FEATURE_OPPONENT:  # an opponent who has quit is not the smallest hand
+        obs, legal = _stuck_obs([3, 3], 0, 20, 0, 4, (1, 6, 6))
+        obs[lama.OBS_QUIT + 1] = 1
+        assert policy(obs, legal, params, rng) == _expected(table[2], bin_of, feature, [3, 3], 0, 20, (6, 6))
+    obs, legal = _stuck_obs([0, 1], 0, 20, 0)  # a card that fits is played, the equal card first
     legal[0] = legal[1] = 1
     assert policy(obs, legal, params, rng) == 0
+    obs, legal = _stuck_obs([5, 6], 0, 0, 0)  # no drawing allowed: quit
+    legal[lama.DRAW] = 0
+    assert policy(obs, legal, params, rng) == lama.QUIT
 
 
-def test_bundled_chart_document_is_complete():
-    doc = bundled_document("lama")
-    assert doc["game"] == "lama" and doc["tokens"] == list(TOKENS)
+@pytest.mark.parametrize("game", ["lama", "party"])
+def test_bundled_chart_documents_are_complete(game):
+    doc = bundled_document(game)
+    assert doc["game"] == game and doc["tokens"] == list(TOKENS)
     assert sorted(int(k) for k in doc["tables"]) == [2, 3, 4, 5, 6]
-    bins(tuple(doc["pile_edges"]), MAX_PILE, "pile")  # valid edges
+    assert doc["feature"] in C.FEATURES
+    bins(tuple(doc["edges"]), MAX_PILE if doc["feature"] == "pile" else MAX_HAND, "edges")  # valid edges
     for t in doc["tables"].values():
-        assert np.array(t).shape == (len(TOKENS), 42, len(doc["pile_edges"]))
+        assert np.array(t).shape == (len(TOKENS), 42, len(doc["edges"]))
+    assert registry.get(game, "chart").policy is not None  # compiles with its table
 
 
 def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
@@ -209,17 +238,16 @@ def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
                           "--format", "json"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert {r["strategy"] for r in json.loads(res.stdout)} == {"my_chart", "smart"}
-    # and it decides as the run's table says
+    # ... and decides as the run's opponent chart says
     registry.load_file(strat)
     policy = registry.get("lama", "my_chart").policy
     result = C.ChartResult("lama", 4, "smart", 400, 4, pd.DataFrame(rows), pd.DataFrame())
-    table = C.quit_table(result)
-    pile_bin, _ = bins(result.pile_edges, MAX_PILE, "pile")
-    for hand, score, pile in [([3, 3], 0, 20), ([2, 4, 6], 12, 5), ([5], 3, 30)]:
-        obs, legal = _stuck_obs(hand, 0, pile, score)
-        pts = sum(int(lama.PENALTY[c]) for c in set(hand))
-        t = 2 if score >= 10 else (1 if score >= 1 else 0)
-        want = lama.QUIT if table[t, pts, pile_bin[pile]] else lama.DRAW
+    table = C.quit_table(result, "opponent")
+    bin_of, _ = bins(result.opp_edges, MAX_HAND, "opponent")
+    for hand, score, pile, _, sizes in CASES:
+        sizes = (sizes + (6, 6, 6))[:3]
+        obs, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
+        want = _expected(table, bin_of, FEATURE_OPPONENT, hand, score, pile, sizes)
         assert policy(obs, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
 
 
@@ -241,6 +269,7 @@ def test_cli_chart_readable_output(capsys):
     (["chart", "-g", "lama", "--pile-bins", "a,b"], "comma-separated integers"),
     (["chart", "-g", "lama", "--plot", "x.txt"], ".png"),
     (["chart", "-g", "lama", "--emit-strategy", "my-chart.py"], "Python name"),
+    (["chart", "-g", "lama", "--emit-feature", "moon"], "unknown --emit-feature 'moon'"),
 ])
 def test_chart_bad_input_exits_2_with_one_line(capsys, args, needle):
     extra = [] if "--games" in args else ["--games", "50"]
