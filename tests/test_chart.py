@@ -35,7 +35,8 @@ def _fresh_hand_exact():
     dealt hand h with top t and 43 cards in the pile. Quitting scores points(h); drawing, then both
     quit, scores points(h + the drawn card), the drawn card uniform over the 49 cards seat 0 does not
     see. So quit - draw = -sum over codes c not in h of (8 - [t == c]) * penalty(c) / 49. Returns,
-    per hand points, (P(stuck, points), E[diff | stuck, points], E[diff^2 | stuck, points])."""
+    per hand points, (P(stuck, points), E[sample | stuck, points], E[sample^2 | stuck, points]), where a
+    sample is one decision's quit - draw, -penalty(drawn card) or 0."""
     pen = lama.PENALTY
     out = {}
     for h in itertools.product(range(7), repeat=7):
@@ -50,13 +51,14 @@ def _fresh_hand_exact():
                 continue
             p = p_hand * (8 - h[t]) / 50
             diff = -sum((8 - (t == c)) * pen[c] for c in range(7) if h[c] == 0) / 49
+            diff2 = sum((8 - (t == c)) * pen[c] ** 2 for c in range(7) if h[c] == 0) / 49  # E[sample^2]
             w, m1, m2 = out.get(pts, (0.0, 0.0, 0.0))
-            out[pts] = (w + p, m1 + p * diff, m2 + p * diff * diff)
+            out[pts] = (w + p, m1 + p * diff, m2 + p * diff2)
     return {k: (w, m1 / w, m2 / w) for k, (w, m1, m2) in out.items()}
 
 
 def test_always_quit_cells_match_the_exact_draw_value():
-    res = C.chart("lama", 2, "always_quit", games=3000, seed=5, threads=2, pile_edges=(0, 43))
+    res = C.chart("lama", 2, "always_quit", games=20000, seed=5, threads=2, pile_edges=(0, 43))
     cells = res.cells[res.cells["chart"] == "pile"]
     assert set(cells["bin_low"]) == {43}  # every decision is a round's first action
     assert (cells["policy_quit_rate"] == 1.0).all()
@@ -73,14 +75,14 @@ def test_always_quit_cells_match_the_exact_draw_value():
     assert abs(pooled - e_mean) < 4.5 * math.sqrt(e_var / total_n), (pooled, e_mean)
     checked = 0
     for pts, row in by_pts.iterrows():
-        if row["n"] < 300:
+        if row["n"] < 250:
             continue
         _, m, m2 = exact[pts]
-        assert abs(row["mean"] - m) < 4.5 * math.sqrt(max(m2 - m * m, 1e-12) / row["n"]) + 1e-9, (pts, row, m)
+        assert abs(row["mean"] - m) < 4.5 * math.sqrt((m2 - m * m) / row["n"]), (pts, row, m)
         checked += 1
     assert checked >= 5
     # Drawing can only add a new value here: every cell says quit (or cannot tell).
-    assert set(cells["answer"]) <= {"Q", "?"} and (cells["mean_quit_minus_draw"] < 0).all()
+    assert set(cells["answer"]) <= {"Q", "?"} and (cells["mean_quit_minus_draw"] <= 0).all()
 
 
 def test_relative_measure_equals_own_when_the_others_outcome_cannot_change():
@@ -133,11 +135,12 @@ def test_same_seed_same_tables_for_any_thread_count():
     assert not a.cells.equals(c.cells)
 
 
-def test_party_chart_has_twenty_point_tokens_and_pink_points():
+def test_party_chart_has_twenty_point_tokens_and_no_pink_when_stuck():
     res = C.chart("party", 4, None, games=800, seed=2)
     assert res.policy == "chain"
     assert {20} <= set(res.cells["token"])
-    assert res.cells["hand_points"].max() > 31  # the pink llama makes llamas 20
+    # the pink llama fits on any card, so a stuck hand never holds it: at most 1+...+6 + 10 points
+    assert res.cells["hand_points"].between(1, 31).all()
 
 
 def test_quit_table_follows_cell_means_and_fills_gaps():
