@@ -2,14 +2,14 @@
 
 Compiled kernels are cached on disk in a folder named after a hash of this package's sources
 (``~/.cache/llama_sim/<hash>``, or ``$LLAMA_SIM_CACHE/<hash>``). Why: Numba checks only the file
-of a cached function, but our kernels inline code from other modules (``games/shedding.py`` into
+of a cached function, but our kernels inline code from other modules and data files (``games/shedding.py`` into
 ``games/lama.py``, ``rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
 running. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
-``run_experiment``.
-``llama_sim.simulate``, ``llama_sim.solve`` and ``llama_sim.advise`` are also the modules of those names; calling them
+``chart``, ``run_experiment``.
+``llama_sim.simulate``, ``llama_sim.solve``, ``llama_sim.advise`` and ``llama_sim.chart`` are also the modules of those names; calling them
 calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
@@ -20,7 +20,8 @@ from pathlib import Path
 def _source_hash() -> str:
     digest = hashlib.sha1()
     root = Path(__file__).parent
-    for path in sorted(root.rglob("*.py")):
+    # The bundled data too: the chart strategies freeze llama_sim/data/*_chart.json into their code.
+    for path in sorted([*root.rglob("*.py"), *(root / "data").glob("*.json"), *(root / "data").glob("*.toml")]):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -42,9 +43,9 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "run_experiment"]
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "run_experiment"]
 _API_FUNCTIONS = {"compare", "seat_table", "sweep", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "solve", "advise"}
+_CALLABLE_MODULES = {"simulate", "solve", "advise", "chart"}
 
 
 def __getattr__(name: str):

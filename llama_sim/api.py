@@ -582,3 +582,14 @@ def advise(game: str, **options):
 
     return run_advise(game, **options)
 
+
+def chart(game: str, players: int = 4, policy: Optional[str] = None, games: int = 20_000, seed: int = 1, **options):
+    """The quit chart of a rule set (``llamasim chart``): every stuck decision of ``games`` full games
+    played by ``policy`` is branched (quit, or draw, then the policy plays on) and the differences
+    are aggregated by hand points x draw pile (and x smallest opponent hand). Keyword options as
+    ``llama_sim.chart.chart`` (``threads``, ``pile_edges``, ``opp_edges``, ``measure``). Returns a
+    ``ChartResult`` (``cells``, ``summary``, ``plot("pile"|"opponent")``)."""
+    from .chart import chart as run_chart
+
+    return run_chart(game, players, policy, games, seed, **options)
+

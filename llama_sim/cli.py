@@ -499,6 +499,81 @@ def advise(
          readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""))
 
 
+# ------------------------------------------------------------------------------------ chart
+
+
+def _check_new_file(path: Optional[Path], option: str, suffixes: tuple[str, ...], force: bool) -> None:
+    """A file the command will write, checked before any work (like ``--out`` and ``--plot``)."""
+    if path is None:
+        return
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{option} {path}: use a {' or '.join(suffixes)} file name")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
+
+
+@app.command()
+def chart(
+    game: str = GameOpt,
+    players: int = typer.Option(4, "--players", "-p", help="Players at the table."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="The policy every seat plays, also in the "
+                                         "roll-outs (default: the strongest built-in, lama smart, party chain)."),
+    n_games: int = typer.Option(20_000, "--games", help="Full games to 40 points whose stuck decisions are valued."),
+    measure: str = typer.Option("own", "--measure", help="own: the deciding player's net score change over the "
+                                "rest of the round (as penalty_per_round); relative: that minus the others' mean "
+                                "change (what decides a game)."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    pile_bins: Optional[str] = typer.Option(None, "--pile-bins", help="Lower edges of the draw-pile bins, "
+                                            "e.g. 0,1,2,4,8,16 (default 0,1,2,3,4,6,8,11,15,20,26,32,40)."),
+    opponent_bins: Optional[str] = typer.Option(None, "--opponent-bins", help="Lower edges of the smallest-"
+                                                "opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Heatmap of the pile chart to this .png/.svg file; "
+                                        "the opponent chart goes to <name>.opponent.<ext>."),
+    emit_strategy: Optional[Path] = typer.Option(None, "--emit-strategy", help="Write a strategy file playing this "
+                                                 "chart (named after the file; load with --strategies-file)."),
+    emit_feature: str = typer.Option("opponent", "--emit-feature", help="Which chart --emit-strategy plays: "
+                                     "opponent (hand points x smallest opponent hand) or pile."),
+    strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+):
+    """Quit charts: at every stuck decision (no card fits, drawing legal) of games the policy plays,
+    quit and draw are each played out by the policy from the true state (common random numbers);
+    per cell of hand points x cards left in the draw pile (and x the smallest opponent hand), split by
+    the token going out would return: Q (quit better), D (draw better) or ? (95% interval covers 0)."""
+    from . import chart as C
+
+    _setup(game, strategies_file, quiet, fmt, out, force)
+    opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
+    _check_plot(plot, force)
+    _check_plot(opponent_plot, force)
+    _check_new_file(emit_strategy, "--emit-strategy", (".py",), force)
+    if emit_strategy is not None and not emit_strategy.stem.isidentifier():
+        raise UsageError(f"--emit-strategy {emit_strategy}: the file name must be a Python name (it names the strategy)")
+    if emit_feature not in C.FEATURES:
+        raise UsageError(f"unknown --emit-feature '{emit_feature}' (use {', '.join(C.FEATURES)})")
+    pile_edges = C.parse_edges(pile_bins, C.DEFAULT_PILE_EDGES, "pile")
+    opp_edges = C.parse_edges(opponent_bins, C.DEFAULT_OPP_EDGES, "opponent")
+    progress = api.Progress(n_games, not quiet, "games")
+    try:
+        result = C.chart(game, players, policy, n_games, seed, threads, pile_edges, opp_edges, progress, measure)
+    finally:
+        progress.close()
+    notes = []
+    if plot is not None:
+        from .plots import save
+
+        for name, path in (("pile", plot), ("opponent", opponent_plot)):
+            save(result.plot(name), path)
+            notes.append(f"wrote {path}")
+    if emit_strategy is not None:
+        name = C.emit_strategy(result, emit_strategy, emit_feature)
+        notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
+    text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
+    emit(result.cells, fmt, out, readable_text=text)
+
+
 # ------------------------------------------------------------------------------------ solve
 
 

@@ -63,3 +63,49 @@ def smart(obs, legal, params, rng):
         return QUIT
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
     return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW
+
+
+# --------------------------------------------------------------------------------------------
+# chart: a quit chart (``llamasim chart``) as a strategy
+# --------------------------------------------------------------------------------------------
+
+from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from ..games.lama import (  # noqa: E402
+    MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT,
+)
+
+# The bundled chart (llama_sim/data/lama_chart.json), frozen into the compiled policy as constants:
+# CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
+# is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
+# for a chart of that feature: CHART_FEATURE, see chart_data).
+CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document("lama"), MIN_PLAYERS, MAX_PLAYERS)
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+    """Greedy's card; when no card fits and drawing is legal, the chart's choice
+    ``quit_table[token class, hand points, bin_of[value]]`` (1: quit), where the value is the cards left
+    in the draw pile (``feature`` 0) or the smallest hand of an opponent still in (1)."""
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if not legal[DRAW]:
+        return QUIT
+    t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], False)
+    value = obs[OBS_DRAW_PILE]
+    if feature == FEATURE_OPPONENT:
+        value = MAX_HAND - 1
+        for s in range(obs[OBS_PLAYERS]):
+            if s != obs[OBS_SEAT] and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < value:
+                value = obs[OBS_HAND_SIZES + s]
+    if quit_table[t, count_penalty(obs, OBS_HAND, PENALTY), bin_of[value]]:
+        return QUIT
+    return DRAW
+
+
+@strategy("lama", "chart",
+          "Plays like greedy; when no card fits it quits or draws as the bundled quit chart says for its hand "
+          "points, the smallest hand of an opponent still in and the token it would return (llamasim chart).")
+def chart(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+                               CHART_FEATURE)

@@ -199,3 +199,53 @@ def chain(obs, legal, params, rng):
     if hand_points(hand) <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
+
+
+# --------------------------------------------------------------------------------------------
+# chart: a quit chart (``llamasim chart``) as a strategy
+# --------------------------------------------------------------------------------------------
+
+import numpy as np  # noqa: E402
+
+from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from ..games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402 (OBS_HAND_SIZES, OBS_QUIT above)
+
+# chain's rules as an inlinable function, with its default parameters, for its card choice.
+_chain_rule = njit(cache=True, inline="always")(chain)
+CHAIN_DEFAULTS = np.array([3.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+
+# The bundled chart (llama_sim/data/party_chart.json), frozen into the compiled policy as constants:
+# CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
+# is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
+# for a chart of that feature: CHART_FEATURE, see chart_data).
+CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document("party"), MIN_PLAYERS, MAX_PLAYERS)
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+    """chain's card; when no card fits and drawing is legal, the chart's choice
+    ``quit_table[token class, hand points, bin_of[value]]`` (1: quit), where the value is the cards left
+    in the draw pile (``feature`` 0) or the smallest hand of an opponent still in (1)."""
+    a = _chain_rule(obs, legal, CHAIN_DEFAULTS, rng)
+    if a < DRAW:
+        return a
+    if not legal[DRAW]:
+        return QUIT
+    t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], True)
+    value = obs[OBS_DRAW_PILE]
+    if feature == FEATURE_OPPONENT:
+        value = MAX_HAND - 1
+        for s in range(obs[OBS_PLAYERS]):
+            if s != obs[OBS_SEAT] and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < value:
+                value = obs[OBS_HAND_SIZES + s]
+    if quit_table[t, hand_points(own_hand(obs)), bin_of[value]]:
+        return QUIT
+    return DRAW
+
+
+@strategy("party", "chart",
+          "Plays chain's cards; when no card fits it quits or draws as the bundled quit chart says for its hand "
+          "points, the smallest hand of an opponent still in and the token it would return (llamasim chart).")
+def chart(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+                               CHART_FEATURE)

@@ -1,0 +1,289 @@
+"""Quit charts (``llama_sim.chart``, ``llamasim chart``) and the strategies that play them."""
+import itertools
+import json
+import math
+import subprocess
+import sys
+from math import comb
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from llama_sim import chart as C
+from llama_sim import registry
+from llama_sim.chart_data import (FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, TOKENS, bins,
+                                  bundled_document, tables_from_document)
+from llama_sim.cli import main
+from llama_sim.games import lama
+
+SMALL = dict(games=600, seed=3)
+
+
+def call(capsys, *args):
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _fresh_hand_exact():
+    """Two always_quit players: the only stuck decisions are the first actions of rounds, on the
+    dealt hand h with top t and 43 cards in the pile. Quitting scores points(h); drawing, then both
+    quit, scores points(h + the drawn card), the drawn card uniform over the 49 cards seat 0 does not
+    see. So quit - draw = -sum over codes c not in h of (8 - [t == c]) * penalty(c) / 49. Returns,
+    per hand points, (P(stuck, points), E[sample | stuck, points], E[sample^2 | stuck, points]), where a
+    sample is one decision's quit - draw, -penalty(drawn card) or 0."""
+    pen = lama.PENALTY
+    out = {}
+    for h in itertools.product(range(7), repeat=7):
+        if sum(h) != 6:
+            continue
+        p_hand = math.prod(comb(8, k) for k in h) / comb(56, 6)
+        pts = int(sum(pen[c] for c in range(7) if h[c]))
+        for t in range(7):
+            if h[t] == 8:
+                continue
+            if h[t] > 0 or h[(t + 1) % 7] > 0:  # a card fits: not stuck
+                continue
+            p = p_hand * (8 - h[t]) / 50
+            diff = -sum((8 - (t == c)) * pen[c] for c in range(7) if h[c] == 0) / 49
+            diff2 = sum((8 - (t == c)) * pen[c] ** 2 for c in range(7) if h[c] == 0) / 49  # E[sample^2]
+            w, m1, m2 = out.get(pts, (0.0, 0.0, 0.0))
+            out[pts] = (w + p, m1 + p * diff, m2 + p * diff2)
+    return {k: (w, m1 / w, m2 / w) for k, (w, m1, m2) in out.items()}
+
+
+def test_always_quit_cells_match_the_exact_draw_value():
+    res = C.chart("lama", 2, "always_quit", games=20000, seed=5, threads=2, pile_edges=(0, 43))
+    cells = res.cells[res.cells["chart"] == "pile"]
+    assert set(cells["bin_low"]) == {43}  # every decision is a round's first action
+    assert (cells["policy_quit_rate"] == 1.0).all()
+    exact = _fresh_hand_exact()
+    by_pts = cells.groupby("hand_points").apply(
+        lambda g: pd.Series({"n": g["decisions"].sum(),
+                             "mean": (g["decisions"] * g["mean_quit_minus_draw"]).sum() / g["decisions"].sum()}),
+        include_groups=False)
+    total_n = by_pts["n"].sum()
+    pooled = (by_pts["n"] * by_pts["mean"]).sum() / total_n
+    w = sum(v[0] for v in exact.values())
+    e_mean = sum(v[0] * v[1] for v in exact.values()) / w
+    e_var = sum(v[0] * v[2] for v in exact.values()) / w - e_mean ** 2
+    assert abs(pooled - e_mean) < 4.5 * math.sqrt(e_var / total_n), (pooled, e_mean)
+    checked = 0
+    for pts, row in by_pts.iterrows():
+        if row["n"] < 250:
+            continue
+        _, m, m2 = exact[pts]
+        assert abs(row["mean"] - m) < 4.5 * math.sqrt((m2 - m * m) / row["n"]), (pts, row, m)
+        checked += 1
+    assert checked >= 5
+    # Drawing can only add a new value here: every cell says quit (or cannot tell).
+    assert set(cells["answer"]) <= {"Q", "?"} and (cells["mean_quit_minus_draw"] <= 0).all()
+
+
+def test_relative_measure_equals_own_when_the_others_outcome_cannot_change():
+    # Two always_quit players: the opponent quits at once in both branches, so its change is the same
+    # and "own - the other's change" differs between the branches exactly as "own" does.
+    own = C.chart("lama", 2, "always_quit", games=500, seed=8)
+    rel = C.chart("lama", 2, "always_quit", games=500, seed=8, measure="relative")
+    cols = ["chart", "token", "hand_points", "bin_low", "decisions", "mean_quit_minus_draw", "ci_low", "ci_high"]
+    pd.testing.assert_frame_equal(own.cells[cols], rel.cells[cols])
+    assert set(rel.cells["measure"]) == {"relative"}
+
+
+def test_win_measure_is_a_probability_difference():
+    res = C.chart("lama", 3, "smart", games=300, seed=2, measure="win")
+    assert set(res.cells["measure"]) == {"win"}
+    assert res.cells["mean_quit_minus_draw"].between(-1, 1).all()
+    assert (res.cells["ci_low"] <= res.cells["ci_high"]).all()
+
+
+def test_table_shape_columns_and_summary():
+    res = C.chart("lama", 4, "smart", **SMALL)
+    assert list(res.cells.columns) == C.CELL_COLUMNS
+    assert set(res.cells["chart"]) == {"pile", "opponent"}
+    assert set(res.cells["answer"]) <= {"Q", "D", "?"}
+    assert (res.cells["ci_low"] <= res.cells["mean_quit_minus_draw"]).all()
+    assert (res.cells["mean_quit_minus_draw"] <= res.cells["ci_high"]).all()
+    for name in ("pile", "opponent"):
+        part = res.cells[res.cells["chart"] == name]
+        assert part["share"].sum() == pytest.approx(1.0)
+        assert part["decisions"].sum() == res.summary["decisions"].sum()
+        # a cell is Q/D only when its interval excludes 0
+        q = part[part["answer"] == "Q"]
+        d = part[part["answer"] == "D"]
+        assert (q["ci_high"] < 0).all() and (d["ci_low"] > 0).all()
+    assert set(res.cells["token"]) <= {0, 1, 10}  # L.A.M.A. has no 20-point tokens
+    assert res.cells["hand_points"].between(1, 31).all()
+    # smart quits when stuck at hand points <= 4 under 10 points, never from 10 points on
+    pile = res.cells[res.cells["chart"] == "pile"]
+    low = pile[pile["token"] < 10]
+    assert (low.loc[low["hand_points"] <= 4, "policy_quit_rate"] == 1).all()
+    assert (low.loc[low["hand_points"] > 4, "policy_quit_rate"] == 0).all()
+    assert (pile.loc[pile["token"] == 10, "policy_quit_rate"] == 0).all()
+
+
+def test_same_seed_same_tables_for_any_thread_count():
+    a = C.chart("lama", 3, "smart", games=1200, seed=9, threads=1)
+    b = C.chart("lama", 3, "smart", games=1200, seed=9, threads=2)
+    pd.testing.assert_frame_equal(a.cells, b.cells)
+    c = C.chart("lama", 3, "smart", games=1200, seed=10, threads=2)
+    assert not a.cells.equals(c.cells)
+
+
+def test_party_chart_has_twenty_point_tokens_and_no_pink_when_stuck():
+    res = C.chart("party", 4, None, games=800, seed=2)
+    assert res.policy == "chain"
+    assert {20} <= set(res.cells["token"])
+    # the pink llama fits on any card, so a stuck hand never holds it: at most 1+...+6 + 10 points
+    assert res.cells["hand_points"].between(1, 31).all()
+
+
+def test_quit_table_follows_cell_means_and_fills_gaps():
+    res = C.chart("lama", 4, "smart", **SMALL)
+    for feature, edges in (("pile", res.pile_edges), ("opponent", res.opp_edges)):
+        table = C.quit_table(res, feature)
+        assert table.shape == (len(TOKENS), 42, len(edges))
+        part = res.cells[res.cells["chart"] == feature]
+        for row in part.itertuples():
+            want = 1 if row.mean_quit_minus_draw < 0 else 0
+            assert table[TOKENS.index(row.token), row.hand_points, edges.index(row.bin_low)] == want
+        # hand points the policy never met take the nearest met value's answer
+        b_low = part["bin_low"].iloc[0]
+        seen = sorted(part[(part["token"] == 0) & (part["bin_low"] == b_low)]["hand_points"])
+        b = edges.index(b_low)
+        assert table[0, 41, b] == table[0, seen[-1], b] and table[0, 0, b] == table[0, seen[0], b]
+
+
+def _stuck_obs(hand_codes, top, pile, score, players=4, opponent_sizes=(6, 6, 6, 6, 6)):
+    obs = np.zeros(lama.OBS_LEN, np.int64)
+    obs[lama.OBS_PLAYERS] = players
+    obs[lama.OBS_TOP] = top
+    obs[lama.OBS_DRAW_PILE] = pile
+    obs[lama.OBS_ACTIVE] = players
+    for c in hand_codes:
+        obs[lama.OBS_HAND + c] += 1
+    obs[lama.OBS_HAND_SIZES] = len(hand_codes)
+    for s in range(1, players):
+        obs[lama.OBS_HAND_SIZES + s] = opponent_sizes[s - 1]
+    obs[lama.OBS_SCORES] = score
+    legal = np.zeros(lama.N_ACTIONS, np.uint8)
+    legal[lama.DRAW] = 1
+    legal[lama.QUIT] = 1
+    return obs, legal
+
+
+# (hand, own score, cards in the pile, players, the opponents' hand sizes); the top card is a 1, on
+# which none of these hands fits
+CASES = [([3, 3], 0, 20, 4, (5, 2, 7)), ([2, 4], 12, 5, 4, (1, 9, 9)), ([6, 5], 3, 30, 2, (4,)),
+         ([4], 0, 1, 6, (3, 3, 8, 2, 6)), ([2, 3, 4, 5], 25, 12, 3, (12, 14))]
+
+
+def _expected(table, bin_of, feature, hand, score, pile, sizes):
+    pts = sum(int(lama.PENALTY[c]) for c in set(hand))
+    t = 2 if score >= 10 else (1 if score >= 1 else 0)
+    value = pile if feature == FEATURE_PILE else min(sizes)
+    return lama.QUIT if table[t, pts, bin_of[value]] else lama.DRAW
+
+
+def test_bundled_chart_strategy_plays_its_table():
+    table, bin_of, feature = tables_from_document(bundled_document("lama"), 2, 6)
+    policy = registry.get("lama", "chart").policy
+    rng = np.zeros(2, np.uint64)
+    params = np.zeros(registry.MAX_PARAMS)
+    for hand, score, pile, players, sizes in CASES:
+        obs, legal = _stuck_obs(hand, 0, pile, score, players, sizes)
+        want = _expected(table[players - 2], bin_of, feature, hand, score, pile, sizes)
+        assert policy(obs, legal, params, rng) == want
+    if feature == FEATURE_OPPONENT:  # an opponent who has quit is not the smallest hand
+        obs, legal = _stuck_obs([3, 3], 0, 20, 0, 4, (1, 6, 6))
+        obs[lama.OBS_QUIT + 1] = 1
+        assert policy(obs, legal, params, rng) == _expected(table[2], bin_of, feature, [3, 3], 0, 20, (6, 6))
+    obs, legal = _stuck_obs([0, 1], 0, 20, 0)  # a card that fits is played, the equal card first
+    legal[0] = legal[1] = 1
+    assert policy(obs, legal, params, rng) == 0
+    obs, legal = _stuck_obs([5, 6], 0, 0, 0)  # no drawing allowed: quit
+    legal[lama.DRAW] = 0
+    assert policy(obs, legal, params, rng) == lama.QUIT
+
+
+@pytest.mark.parametrize("game", ["lama", "party"])
+def test_bundled_chart_documents_are_complete(game):
+    doc = bundled_document(game)
+    assert doc["game"] == game and doc["tokens"] == list(TOKENS)
+    assert sorted(int(k) for k in doc["tables"]) == [2, 3, 4, 5, 6]
+    assert doc["feature"] in C.FEATURES
+    bins(tuple(doc["edges"]), MAX_PILE if doc["feature"] == "pile" else MAX_HAND, "edges")  # valid edges
+    for t in doc["tables"].values():
+        assert np.array(t).shape == (len(TOKENS), 42, len(doc["edges"]))
+    assert registry.get(game, "chart").policy is not None  # compiles with its table
+
+
+def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
+    plot = tmp_path / "c.png"
+    strat = tmp_path / "my_chart.py"
+    out = tmp_path / "cells.csv"
+    code, stdout, err = call(capsys, "chart", "--game", "lama", "--players", "4", "--games", "400", "--seed", "4",
+                             "--format", "json", "--plot", str(plot), "--emit-strategy", str(strat),
+                             "--out", str(out), "-q")
+    assert code == 0, err
+    rows = json.loads(stdout)  # one document, nothing else
+    assert rows and set(rows[0]) == set(C.CELL_COLUMNS)
+    assert plot.stat().st_size > 10_000 and (tmp_path / "c.opponent.png").exists()
+    assert len(pd.read_csv(out)) == len(rows)
+    # The emitted file loads and plays, in a separate process as a user would run it.
+    res = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "--game", "lama", "--players", "4",
+                          "--strategies-file", str(strat), "my_chart", "smart", "--rounds", "400", "-q",
+                          "--format", "json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert {r["strategy"] for r in json.loads(res.stdout)} == {"my_chart", "smart"}
+    # ... and decides as the run's opponent chart says
+    registry.load_file(strat)
+    policy = registry.get("lama", "my_chart").policy
+    result = C.ChartResult("lama", 4, "smart", 400, 4, pd.DataFrame(rows), pd.DataFrame())
+    table = C.quit_table(result, "opponent")
+    bin_of, _ = bins(result.opp_edges, MAX_HAND, "opponent")
+    for hand, score, pile, _, sizes in CASES:
+        sizes = (sizes + (6, 6, 6))[:3]
+        obs, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
+        want = _expected(table, bin_of, FEATURE_OPPONENT, hand, score, pile, sizes)
+        assert policy(obs, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
+
+
+def test_cli_chart_readable_output(capsys):
+    code, stdout, err = call(capsys, "chart", "-g", "lama", "--games", "300", "-q")
+    assert code == 0, err
+    assert "policy smart" in stdout and "token returned on going out: 0" in stdout
+    assert "cards left in the draw pile" in stdout and "smallest opponent hand" in stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["chart", "-g", "lama", "--policy", "nosuch"], "unknown lama strategy 'nosuch'"),
+    (["chart", "-g", "lama", "--players", "7"], "2 to 6 players"),
+    (["chart", "-g", "lama", "--players", "1"], "2 to 6 players"),
+    (["chart", "-g", "dice"], "chart supports lama, party"),
+    (["chart", "-g", "lama", "--games", "1"], "at least 2"),
+    (["chart", "-g", "lama", "--measure", "luck"], "unknown --measure 'luck'"),
+    (["chart", "-g", "lama", "--pile-bins", "0,5,3"], "increasing"),
+    (["chart", "-g", "lama", "--pile-bins", "a,b"], "comma-separated integers"),
+    (["chart", "-g", "lama", "--plot", "x.txt"], ".png"),
+    (["chart", "-g", "lama", "--emit-strategy", "my-chart.py"], "Python name"),
+    (["chart", "-g", "lama", "--emit-feature", "moon"], "unknown --emit-feature 'moon'"),
+])
+def test_chart_bad_input_exits_2_with_one_line(capsys, args, needle):
+    extra = [] if "--games" in args else ["--games", "50"]
+    code, out, err = call(capsys, *args, *extra)
+    assert code == 2, (code, err)
+    assert needle in err and err.strip().count("\n") == 0 and out == ""
+
+
+def test_chart_refuses_to_overwrite_without_force(tmp_path, capsys):
+    for option, name in (("--out", "t.csv"), ("--plot", "c.png"), ("--emit-strategy", "mine.py")):
+        path = tmp_path / name
+        path.write_text("keep me")
+        code, out, err = call(capsys, "chart", "-g", "lama", "--games", "50", option, str(path))
+        assert code == 2 and "exists; pass --force" in err and path.read_text() == "keep me"
