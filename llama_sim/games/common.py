@@ -109,6 +109,22 @@ def accumulate(v, s1, s2):
                 s2[i, j] += vi * v[j]
 
 
+class SeatEntry(tuple):
+    """A line-up entry's ``(policy, params)`` as a seat plays it, plus ``entry``: its index in the
+    line-up, which an illegal-action error names (``ValueError("illegal action", entry, seat, action)``)."""
+
+    def __new__(cls, pair, entry: int):
+        obj = super().__new__(cls, pair)
+        obj.entry = int(entry)
+        return obj
+
+
+def entry_of(player, seat: int) -> int:
+    """The line-up entry a seat's ``(policy, params)`` belongs to: its ``SeatEntry.entry``, else the seat
+    (a reference round built by hand has one entry per seat)."""
+    return getattr(player, "entry", seat)
+
+
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                          games_mode, entries, s1, s2):
     """The block loop every reference engine shares: the kernels' ``run_blocks`` in plain Python.
@@ -125,7 +141,7 @@ def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, un
         v = np.zeros(metrics * n_units, np.int64)
         for r in range(entry_of_seat.shape[0]):
             streams = {s: R.new_state(seed, b, s) for s in (R.DEAL_STREAM, R.POLICY_STREAM, R.DICE_STREAM)}
-            res = play([entries[e] for e in entry_of_seat[r]], streams)
+            res = play([SeatEntry(entries[e], e) for e in entry_of_seat[r]], streams)
             if games_mode:
                 wins = win_units(res.final, n)
                 for s in range(n):
