@@ -28,7 +28,7 @@ from numba import njit
 
 from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
-from ..draws import NO_NRT, draw_at, next_stream
+from ..draws import NO_NRT, draw_at, next_stream, set_legal
 from ...jit import Kernel
 from .tables import (
     B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
@@ -45,23 +45,6 @@ DRAW_BIT = 1 << DRAW
 QUIT_BIT = 1 << QUIT
 RETURN_BIT = 1 << RETURN_MAGIC
 COLLECT_BIT = 1 << COLLECT
-# SPREAD[b]: the 8 bits of b as 8 bytes 0/1 (native byte order), to write ``legal`` 8 actions at a time.
-SPREAD = np.array([np.array([(b >> i) & 1 for i in range(8)], np.uint8).view(np.uint64)[0] for b in range(256)],
-                  dtype=np.uint64)
-WORDS = N_ACTIONS // 8  # whole 8-byte words of ``legal``; the last 8 bytes (overlapping) as one more
-TAIL = N_ACTIONS - 8
-
-
-@njit(cache=True, nogil=True, inline='always')
-def set_legal(legal, allowed):
-    """``legal[a] = bit a of allowed`` for every action, 8 at a time (no loop constants for the
-    compiler to keep in vector registers across the policy call)."""
-    words = legal[:8 * WORDS].view(np.uint64)
-    for w in range(WORDS):
-        words[w] = SPREAD[(allowed >> (8 * w)) & 255]
-    legal[TAIL:].view(np.uint64)[0] = SPREAD[(allowed >> TAIL) & 255]
-
-
 AFTER = MAX_PLAYERS  # work[AFTER + s]: the next seat still in the round after seat s
 WORK_LEN = 2 * MAX_PLAYERS
 
