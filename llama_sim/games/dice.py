@@ -120,7 +120,7 @@ from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
     distinct_penalty, entry_of, largest_token, reference_block_loop, win_units,
 )
-from .draws import NO_NRT as _NO_NRT, deal_shuffle, randint, set_legal
+from .draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 
 N_CODES = 7
 LLAMA = 6
@@ -494,8 +494,10 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
         obs[OBS_TURN] = turn
         for c in range(N_CODES):
             obs[OBS_ROW + c] = rows[seat, c]
-        allowed = (1 << ROLL) | (1 << QUIT)
-        set_legal(legal, allowed)
+        for i in range(N_ACTIONS):
+            legal[i] = 0
+        legal[ROLL] = 1
+        legal[QUIT] = 1
         a = policy(obs, legal, par, prng)
         if a != ROLL and a != QUIT:
             bad[0] = e
@@ -563,7 +565,9 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                     if (m & 6) == 6 and r1 < 2:
                         ok = 0
                 allowed |= ok << (DISCARD_BASE + m)
-            set_legal(legal, allowed)
+                legal[DISCARD_BASE + m] = ok
+            legal[ROLL] = 0
+            legal[QUIT] = 0
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
             a = policy(obs, legal, par, prng)
@@ -594,7 +598,11 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
         elif n_in > 1 and (llama_row[f0] > 0 or llama_row[f1] > 0 or llama_row[f2] > 0):
             allowed = ((llama_row[f0] << (TAKE_BASE + f0)) | (llama_row[f1] << (TAKE_BASE + f1))
                        | (llama_row[f2] << (TAKE_BASE + f2)))
-            set_legal(legal, allowed)
+            legal[ROLL] = 0
+            legal[QUIT] = 0
+            legal[TAKE_BASE + f0] = llama_row[f0]
+            legal[TAKE_BASE + f1] = llama_row[f1]
+            legal[TAKE_BASE + f2] = llama_row[f2]
             obs[OBS_PHASE] = PHASE_TAKE
             obs[OBS_TURN] = turn
             a = policy(obs, legal, par, prng)

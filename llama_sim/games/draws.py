@@ -1,5 +1,4 @@
-"""Random draws for the Kadabra and dice kernels: integer ``randint`` and lazy (forward) dealing;
-and ``set_legal``, which writes a legal mask from a bit set 8 actions at a time.
+"""Random draws for the Kadabra and dice kernels: integer ``randint`` and lazy (forward) dealing.
 
 Why not ``llama_sim.rng.randint``/``shuffle``: those turn the 53 top bits into a float and back, and
 shuffle a whole deck before a round although a round deals only the cards it uses. Here
@@ -81,19 +80,3 @@ def next_stream(state, out):
     if out[0] == 0 and out[1] == 0:
         out[1] = np.uint64(0x9E3779B97F4A7C15)
 
-
-# SPREAD[b]: the 8 bits of b as 8 bytes 0/1 (in native byte order).
-SPREAD = np.array([np.array([(b >> i) & 1 for i in range(8)], np.uint8).view(np.uint64)[0] for b in range(256)],
-                  dtype=np.uint64)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def set_legal(legal, allowed):
-    """``legal[a] = bit a of allowed`` for every a (len(legal) >= 8): whole 8-byte words, then the last
-    8 bytes as one more (overlapping) word. No loop constants that the compiler would keep in vector
-    registers across the policy call."""
-    m = legal.shape[0]
-    words = legal[:m - m % 8].view(np.uint64)
-    for w in range(words.shape[0]):
-        words[w] = SPREAD[(allowed >> (8 * w)) & 255]
-    legal[m - 8:].view(np.uint64)[0] = SPREAD[(allowed >> (m - 8)) & 255]

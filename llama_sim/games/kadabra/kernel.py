@@ -28,7 +28,9 @@ from numba import njit
 
 from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
-from ..draws import NO_NRT, draw_at, next_stream, set_legal
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
 from .tables import (
     B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
@@ -134,7 +136,12 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
             if n_in > 1 and board[B_MAGIC] == seat:
                 allowed |= RETURN_BIT
         # (PHASE_GIVE: ``allowed`` was set by the card that asks for a give)
-        set_legal(legal, allowed)
+        for i in range(N_ACTIONS):
+            legal[i] = 0
+        bits = allowed
+        while bits:
+            legal[trailing_zeros(bits)] = 1
+            bits &= bits - 1
         for c in range(N_CODES):
             obs[OBS_HAND + c] = hands[seat, c]
         obs[OBS_SEAT] = seat
