@@ -44,7 +44,7 @@ Readings chosen (also in RULES.md where it settles them):
   nothing can be returned and the penalty is the card points.
 
 Encoding: card/face code ``c`` in 0..5 is the value c+1, 6 the llama. Rows, the llama row and the
-discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` from the dice
+discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` (``games.draws.randint``) from the dice
 stream (``DICE_STREAM``): die A (first die of the canonical layout) shows face ``o // 36``, die B
 face ``(o // 6) % 6``, die C face ``o % 6``. A deal takes ``6 n`` draws from the deal stream: a
 partial Fisher-Yates shuffle of the 36 cards (``deal_shuffle``), seat s gets cards ``6s..6s+5``.
@@ -75,11 +75,20 @@ both draw deals from ``DEAL_STREAM``, rolls from ``DICE_STREAM`` and policy rand
 (``run_positions``); ``simulate_solo`` does it for a solo position, to set ``solo_optimal`` against
 the exact values of ``llamasim solve dice`` (``solve_position_table``, on ``llama_sim.solve``).
 
-Speed notes: ``play_round``, ``deal_round`` and ``deal_shuffle`` are compiled without Numba's
-reference counting (``_nrt=False``: they allocate nothing), and ``randint`` is
-``llama_sim.rng.randint`` inlined (same generator source, checked equal by the tests): calls to
-separately compiled functions taking arrays cost atomic reference-count updates that were most
-of the cost of a roll. 4 ``threshold`` players: about 0.85 million rounds per CPU-second.
+Speed notes: ``play_core`` (the round loop behind ``play_round``), ``deal_round`` and
+``deal_shuffle`` are compiled without Numba's reference counting (``_nrt=False``: they allocate
+nothing); calls to separately compiled functions taking arrays otherwise cost atomic
+reference-count updates. ``randint`` is ``games.draws.randint``: the exact integer floor of the top
+53 bits times n, which agrees with the float-based ``rng.randint`` but at rounding boundaries
+(about n / 2**53 of the draws), so results for a seed are unchanged in practice. The faces of a roll
+come from a table (``ROLL_DIE_FACE``). 4 ``threshold`` players: about 1.36 million rounds per
+CPU-second (1.13 million before; see the branch note).
+
+Illegal actions: ``play_core`` keeps its own bit set of the legal actions, writes ``legal`` for the
+policy from it and checks the answer against it; ``play_round``, ``play_game``, ``run_blocks`` and
+``run_positions`` raise ``ValueError("illegal action", entry, seat, action)``, and so does the
+reference engine (``entry``: the line-up entry playing that seat). ``play_round``'s arguments are
+unchanged; ``play_core`` takes one more, ``bad`` (int64[3]), where it reports an illegal action.
 
 Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
 

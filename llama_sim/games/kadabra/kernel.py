@@ -142,7 +142,7 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
         while bits:
             legal[trailing_zeros(bits)] = 1
             bits &= bits - 1
-        for c in range(N_CODES):
+        for c in range(hands.shape[1]):  # (a run-time bound: compiled as a vector copy, not 36 scalar ones)
             obs[OBS_HAND + c] = hands[seat, c]
         obs[OBS_SEAT] = seat
         obs[OBS_PHASE] = phase
