@@ -5,10 +5,10 @@ Illegal actions: every kernel checks each action against its own record of what 
 against anything a policy can write) and, on an illegal one, does
 ``raise ValueError(ILLEGAL_ACTION, entry, seat, action)`` with integer ``entry`` (the line-up
 entry, an index into the plan's entries), ``seat`` and ``action`` (Numba passes runtime exception
-arguments through). A reference engine, which knows only its seats' players, raises the same with
-``entry = seat`` (its index into the players it was given); ``common.reference_block_loop`` turns
-that into the line-up entry. The Python layer that runs chunks (``simulate.run_chunk``, on local
-threads and on Dask workers alike) turns it into a ``UsageError`` with ``illegal_action_error``."""
+arguments through). A reference engine raises the same, with the entry its seat's player carries
+(``common.SeatEntry``, read with ``common.entry_of``). The Python layer that runs chunks
+(``simulate.run_chunk``, on local threads and on Dask workers alike) turns it into a
+``UsageError`` with ``illegal_action_error``."""
 
 ILLEGAL_ACTION = "illegal action"
 

@@ -11,7 +11,9 @@ from llama_sim import registry, rng, stats
 from llama_sim import solve as sv
 from llama_sim.dice_tables import LAYOUTS, p_three_llamas
 from llama_sim.errors import UsageError
-from llama_sim.games import dice
+from llama_sim.games import common, dice
+from llama_sim.registry import POLICY_SIG
+from numba import njit
 from llama_sim.games.common import largest_token
 from llama_sim.simulate import rotation_plan, run, seat_plan
 from llama_sim.strategies import dice as sd
@@ -313,12 +315,17 @@ def test_kernel_game_equals_reference_game():
         assert max(fin) >= 40
 
 
-def test_inlined_randint_is_the_package_generator():
+def test_randint_is_the_exact_integer_floor_of_the_top_53_bits_times_n():
+    """``draws.randint`` (dice rolls, deals) = floor((x >> 11) * n / 2**53) for the generator's next
+    output x; it agrees with the float-based ``rng.randint`` but at rounding boundaries."""
     a = rng.new_state(11, 2, rng.DICE_STREAM)
     b = a.copy()
+    same = 0
     for n in list(range(1, 250)) * 20:
-        assert dice.randint(a, n) == rng.randint(b, n)
-    assert np.array_equal(a, b)
+        x = int(rng.next_u64(b))
+        assert dice.randint(a, n) == ((x >> 11) * n) >> 53
+        same += ((x >> 11) * n) >> 53 == int(float(x >> 11) * 2.0 ** -53 * n)
+    assert np.array_equal(a, b) and same == 249 * 20
 
 
 def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
@@ -329,10 +336,78 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
         "def always_discard_test(obs, legal, params, rng):\n"
         "    return 9\n")
     registry.load_file(src)
-    players = [registry.parse_spec("dice", "always_discard_test"), registry.parse_spec("dice", "always_quit")]
-    plan = seat_plan(dice.GAME, players, False, CFG)
-    with pytest.raises(ValueError, match="illegal"):
-        run(plan, 1, 0, 10, threads=1)
+    players = [registry.parse_spec("dice", "always_quit"), registry.parse_spec("dice", "always_discard_test")]
+    for games_mode in (False, True):
+        plan = seat_plan(dice.GAME, players, games_mode, CFG)
+        with pytest.raises(ValueError) as kernel_err:
+            run(plan, 1, 0, 10, threads=1)
+        assert kernel_err.value.args == ("illegal action", 1, 1, 9)  # seat 0 quits, seat 1 (entry 1) cheats
+        d = len(plan.metrics) * 2
+        with pytest.raises(ValueError) as reference_err:
+            dice.reference_blocks(1, 0, 10, 2, plan.entry_of_seat, plan.unit_of_seat, 2, games_mode,
+                                  [(p.strategy.policy, p.params) for p in players], plan.cfg,
+                                  np.zeros(d, np.int64), np.zeros((d, d), np.int64))
+        assert reference_err.value.args == kernel_err.value.args
+
+
+@njit(POLICY_SIG, cache=True)
+def cheat(obs, legal, params, rng_state):
+    """Returns action params[0] in phase params[1]; otherwise ROLL, or the first legal action."""
+    if obs[dice.OBS_PHASE] == params[1]:
+        return np.int64(params[0])
+    if obs[dice.OBS_PHASE] == dice.PHASE_TURN:
+        return dice.ROLL
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            return a
+    return -1
+
+
+@pytest.mark.parametrize("case", ["discard in a turn", "take in a turn", "quit after a roll",
+                                  "discard a die not in the row", "discard two 3s holding one",
+                                  "take a value not rolled", "take a card gone from the llama row",
+                                  "roll when asked to take", "no such action"])
+def test_an_illegal_action_in_any_phase_raises_in_kernel_and_reference(case):
+    """Seat 1 (line-up entry 2: entries are seated 1, 2, 0) rolls first; rolls are scripted through
+    the dice stream's first value, found by search."""
+    T, D, K = dice.PHASE_TURN, dice.PHASE_DISCARD, dice.PHASE_TAKE
+    rows = np.array([cards("1 2 3 4 5 6"), cards("3 5 L"), cards("1 2 4 6 6 6")])
+    cases = {  # phase, bad action, dice A B C wanted, llama row
+        "discard in a turn": (T, DB + 1, None, "1 2 3 4 5 6 L"),
+        "take in a turn": (T, TB + 2, None, "1 2 3 4 5 6 L"),
+        "quit after a roll": (D, QUIT, ("3", "5", "4"), "1 2 3 4 5 6 L"),
+        "discard a die not in the row": (D, DB + 4, ("3", "1", "4"), "1 2 3 4 5 6 L"),
+        "discard two 3s holding one": (D, DB + 5, ("3", "2", "3"), "1 2 3 4 5 6 L"),
+        "take a value not rolled": (K, TB + 5, ("1", "2", "4"), "1 2 3 4 5 6 L"),
+        "take a card gone from the llama row": (K, TB + 0, ("1", "2", "4"), "2 3 4 5 6 L"),
+        "roll when asked to take": (K, ROLL, ("1", "2", "4"), "1 2 3 4 5 6 L"),
+        "no such action": (T, dice.N_ACTIONS, None, "1 2 3 4 5 6 L"),
+    }
+    phase, bad, want, lrow = cases[case]
+    seed = 0
+    if want is not None:  # a dice stream whose first roll shows ``want``
+        target = roll(*want)
+        seed = next(s for s in range(100_000) if dice.randint(rng.new_state(s, 0, rng.DICE_STREAM), 216) == target)
+    params = np.zeros(registry.MAX_PARAMS)
+    params[:2] = bad, phase
+    quitter = player("always_quit")
+    entries = [quitter, quitter, (cheat, params)]
+    entry_of_seat = np.array([1, 2, 0], np.int64)
+    expected = ("illegal action", 2, 1, bad)
+    r = dice.Round(rows.copy(), [common.SeatEntry(entries[e], e) for e in entry_of_seat], [0, 0, 0], DEFAULT,
+                   llama_row=cards(lrow), start=1, drng=rng.new_state(seed, 0, rng.DICE_STREAM))
+    with pytest.raises(ValueError) as err:
+        r.play()
+    assert err.value.args == expected
+    policies = (quitter[0], cheat) + (quitter[0],) * 4
+    with pytest.raises(ValueError) as err:
+        dice.play_round_entry(3, rows.copy(), cards(lrow), np.zeros(7, np.int64), np.zeros(3, np.int64), 1,
+                              np.zeros(3, np.int64), np.zeros(3, np.int64), CFG, policies,
+                              np.array([0, 0, 1], np.int64), np.array([e[1] for e in entries]), entry_of_seat,
+                              rng.new_state(1), rng.new_state(seed, 0, rng.DICE_STREAM),
+                              np.zeros(dice.OBS_LEN, np.int64), np.zeros(dice.N_ACTIONS, np.uint8),
+                              np.zeros((0, 3), np.int64))
+    assert err.value.args == expected
 
 
 # ----------------------------------------------------------------------------- properties

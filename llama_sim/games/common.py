@@ -131,31 +131,40 @@ def accumulate_upper(v, s1, upper):
                 upper[i, j] += vi * v[j]
 
 
+class SeatEntry(tuple):
+    """A line-up entry's ``(policy, params)`` as a seat plays it, plus ``entry``: its index in the
+    line-up, which an illegal-action error names (``ValueError("illegal action", entry, seat, action)``)."""
+
+    def __new__(cls, pair, entry: int):
+        obj = super().__new__(cls, pair)
+        obj.entry = int(entry)
+        return obj
+
+
+def entry_of(player, seat: int) -> int:
+    """The line-up entry a seat's ``(policy, params)`` belongs to: its ``SeatEntry.entry``, else the seat
+    (a reference round built by hand has one entry per seat)."""
+    return getattr(player, "entry", seat)
+
+
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                          games_mode, entries, s1, s2):
     """The block loop every reference engine shares: the kernels' ``run_blocks`` in plain Python.
 
     For each block and each row of ``entry_of_seat`` it makes the block's fresh streams and calls
-    ``play(players, streams)``, where ``players`` are the seats' (policy, params) pairs and
+    ``play(players, streams)``, where ``players`` are the seats' (policy, params) pairs (each a
+    ``SeatEntry`` that knows its line-up entry, for illegal-action errors) and
     ``streams`` maps ``rng.DEAL_STREAM``/``POLICY_STREAM``/``DICE_STREAM`` to generator states.
     ``play`` returns a round result (``penalties``, ``out_seat``, ``quit``) in round mode, a game
     result (``final``, ``penalty``, ``went_out``, ``quit``, ``rounds``) in game mode."""
     from .. import rng as R
-    from ..errors import ILLEGAL_ACTION, illegal_action_args
 
     metrics = len(GAME_METRICS) if games_mode else len(ROUND_METRICS)
     for b in range(first_block, first_block + n_blocks):
         v = np.zeros(metrics * n_units, np.int64)
         for r in range(entry_of_seat.shape[0]):
             streams = {s: R.new_state(seed, b, s) for s in (R.DEAL_STREAM, R.POLICY_STREAM, R.DICE_STREAM)}
-            try:
-                res = play([entries[e] for e in entry_of_seat[r]], streams)
-            except ValueError as exc:
-                got = illegal_action_args(exc)
-                if got is None:
-                    raise
-                _, seat, action = got  # the engine's entry is the seat: name the line-up entry instead
-                raise ValueError(ILLEGAL_ACTION, int(entry_of_seat[r][seat]), seat, action) from None
+            res = play([SeatEntry(entries[e], e) for e in entry_of_seat[r]], streams)
             if games_mode:
                 wins = win_units(res.final, n)
                 for s in range(n):

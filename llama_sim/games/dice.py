@@ -44,7 +44,7 @@ Readings chosen (also in RULES.md where it settles them):
   nothing can be returned and the penalty is the card points.
 
 Encoding: card/face code ``c`` in 0..5 is the value c+1, 6 the llama. Rows, the llama row and the
-discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` from the dice
+discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` (``games.draws.randint``) from the dice
 stream (``DICE_STREAM``): die A (first die of the canonical layout) shows face ``o // 36``, die B
 face ``(o // 6) % 6``, die C face ``o % 6``. A deal takes ``6 n`` draws from the deal stream: a
 partial Fisher-Yates shuffle of the 36 cards (``deal_shuffle``), seat s gets cards ``6s..6s+5``.
@@ -75,11 +75,20 @@ both draw deals from ``DEAL_STREAM``, rolls from ``DICE_STREAM`` and policy rand
 (``run_positions``); ``simulate_solo`` does it for a solo position, to set ``solo_optimal`` against
 the exact values of ``llamasim solve dice`` (``solve_position_table``, on ``llama_sim.solve``).
 
-Speed notes: ``play_round``, ``deal_round`` and ``deal_shuffle`` are compiled without Numba's
-reference counting (``_nrt=False``: they allocate nothing), and ``randint`` is
-``llama_sim.rng.randint`` inlined (same generator source, checked equal by the tests): calls to
-separately compiled functions taking arrays cost atomic reference-count updates that were most
-of the cost of a roll. 4 ``threshold`` players: about 0.85 million rounds per CPU-second.
+Speed notes: ``play_core`` (the round loop behind ``play_round``), ``deal_round`` and
+``deal_shuffle`` are compiled without Numba's reference counting (``_nrt=False``: they allocate
+nothing); calls to separately compiled functions taking arrays otherwise cost atomic
+reference-count updates. ``randint`` is ``games.draws.randint``: the exact integer floor of the top
+53 bits times n, which agrees with the float-based ``rng.randint`` but at rounding boundaries
+(about n / 2**53 of the draws), so results for a seed are unchanged in practice. The faces of a roll
+come from a table (``ROLL_DIE_FACE``). 4 ``threshold`` players: about 1.36 million rounds per
+CPU-second (1.13 million before; see the branch note).
+
+Illegal actions: ``play_core`` keeps its own bit set of the legal actions, writes ``legal`` for the
+policy from it and checks the answer against it; ``play_round``, ``play_game``, ``run_blocks`` and
+``run_positions`` raise ``ValueError("illegal action", entry, seat, action)``, and so does the
+reference engine (``entry``: the line-up entry playing that seat). ``play_round``'s arguments are
+unchanged; ``play_core`` takes one more, ``bad`` (int64[3]), where it reports an illegal action.
 
 Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
 
@@ -118,18 +127,9 @@ from ..jit import Kernel
 from ..registry import POLICIES_TYPE
 from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    distinct_penalty, largest_token, reference_block_loop, win_units,
+    distinct_penalty, entry_of, largest_token, reference_block_loop, win_units,
 )
-
-# Kernels that allocate nothing are compiled without Numba's reference counting (see the speed
-# notes above). ``_nrt`` is a Numba CPU-target option (numba.core.cpu); should a Numba release drop
-# it, the kernels compile with reference counting, slower but identical.
-try:
-    from numba.core.cpu import CPUTargetOptions as _CPUTargetOptions
-
-    _NO_NRT = {"_nrt": False} if hasattr(_CPUTargetOptions, "_nrt") else {}
-except ImportError:  # pragma: no cover - numba internals moved
-    _NO_NRT = {}
+from .draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 
 N_CODES = 7
 LLAMA = 6
@@ -184,29 +184,8 @@ LOG_CAPACITY = 4096  # a round has at most ~60 card-moving rolls, plus any numbe
 # --------------------------------------------------------------------------------------------
 
 
-# ``llama_sim.rng.randint`` inlined: a call to a separately compiled function taking an array
-# costs two atomic reference-count updates, which were most of the cost of a roll. Same source
-# for the generator step (``next_u64.py_func``); tests check the streams are identical.
-_next_u64 = njit(nogil=True, inline="always")(R.next_u64.py_func)
-_U11 = np.uint64(11)
-_INV53 = 1.0 / 9007199254740992.0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def randint(state, n):
-    """Exactly ``llama_sim.rng.randint(state, n)``: floor(uniform * n) from the top 53 bits."""
-    return int(float(_next_u64(state) >> _U11) * _INV53 * n)
-
-
-@njit(cache=True, nogil=True, **_NO_NRT)
-def deal_shuffle(deck, k, rng):
-    """Partial Fisher-Yates: ``deck[:k]`` becomes a uniform random ordered k-sample (k draws)."""
-    m = deck.shape[0]
-    for i in range(k):
-        j = i + randint(rng, m - i)
-        tmp = deck[i]
-        deck[i] = deck[j]
-        deck[j] = tmp
+# The dice of roll o (0..215): die A face o // 36, die B (o // 6) % 6, die C o % 6.
+ROLL_DIE_FACE = np.array([[o // 36, (o // 6) % 6, o % 6] for o in range(216)], dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -319,11 +298,14 @@ class Round:
         return obs
 
     def choose(self, seat: int, phase: int, legal: np.ndarray) -> int:
-        """Ask the seat's policy; refuse an illegal answer."""
+        """Ask the seat's policy (it gets a read-only copy of ``legal``); an answer outside
+        ``legal`` raises ``ValueError("illegal action", entry, seat, action)``."""
         policy, params = self.players[seat]
-        action = int(policy(self.observe(seat, phase), legal, params, self.prng))
+        shown = legal.copy()
+        shown.flags.writeable = False
+        action = int(policy(self.observe(seat, phase), shown, params, self.prng))
         if not (0 <= action < N_ACTIONS and legal[action]):
-            raise RuntimeError(f"policy chose illegal action {action} at seat {seat}")
+            raise ValueError("illegal action", entry_of(self.players[seat], seat), seat, action)
         return action
 
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
@@ -465,15 +447,13 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
 
 
 @njit(cache=True, nogil=True, **_NO_NRT)
-def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
-    """Play one round in place from any position: rows (n, 7), llama row, discard counts, who has
-    quit, whose turn, scores (tokens held; three-llama returns are taken off in place and added to
-    ``returned``). ``cfg`` = [layout id, 18 faces]. Seat s plays line-up entry ``entry_of_seat[s]``.
-    ``log`` (k, 3) receives (seat, action, roll or -1) when k > 0.
+def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+              policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log, bad):
+    """``play_round``'s work, compiled without reference counting: on an illegal action it sets
+    ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
 
-    Returns (end, last_actor, decisions taken).
-    """
+    Legality: the kernel keeps its own record of the legal actions as a bit set (``allowed``, bit a =
+    action a), writes ``legal`` from it for the policy and checks the answer against it."""
     n_in = 0
     cards = 0
     llama_left = 0
@@ -523,13 +503,16 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
         obs[OBS_TURN] = turn
         for c in range(N_CODES):
             obs[OBS_ROW + c] = rows[seat, c]
-        for a in range(N_ACTIONS):
-            legal[a] = 0
+        for i in range(N_ACTIONS):
+            legal[i] = 0
         legal[ROLL] = 1
         legal[QUIT] = 1
         a = policy(obs, legal, par, prng)
         if a != ROLL and a != QUIT:
-            raise ValueError("a policy chose an illegal action")
+            bad[0] = e
+            bad[1] = seat
+            bad[2] = a
+            return end, last_actor, -1
         last_actor = seat
         if a == QUIT:
             if turn < cap:
@@ -550,9 +533,9 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
             log[turn, 1] = ROLL
             log[turn, 2] = o
         turn += 1
-        f0 = cfg[1 + o // 36]
-        f1 = cfg[7 + (o // 6) % 6]
-        f2 = cfg[13 + o % 6]
+        f0 = cfg[1 + ROLL_DIE_FACE[o, 0]]
+        f1 = cfg[7 + ROLL_DIE_FACE[o, 1]]
+        f2 = cfg[13 + ROLL_DIE_FACE[o, 2]]
         for c in range(N_CODES):
             obs[OBS_ROLLED + c] = 0
         obs[OBS_DICE] = f0
@@ -561,17 +544,19 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
         obs[OBS_ROLLED + f0] += 1
         obs[OBS_ROLLED + f1] += 1
         obs[OBS_ROLLED + f2] += 1
+        r0 = rows[seat, f0]
+        r1 = rows[seat, f1]
+        r2 = rows[seat, f2]
         if f0 == LLAMA and f1 == LLAMA and f2 == LLAMA:
             t = largest_token(scores[seat], False)
             scores[seat] -= t
             returned[seat] += t
             obs[OBS_SCORES + seat] = scores[seat]
-        elif rows[seat, f0] > 0 or rows[seat, f1] > 0 or rows[seat, f2] > 0:
+        elif r0 > 0 or r1 > 0 or r2 > 0:
             # Legal masks: every chosen die shows a value in the row, and two (three) chosen dice
             # showing the same value need two (three) such cards.
-            r0 = rows[seat, f0]
-            r1 = rows[seat, f1]
-            ok_dice = (1 if r0 > 0 else 0) | (2 if r1 > 0 else 0) | (4 if rows[seat, f2] > 0 else 0)
+            ok_dice = (1 if r0 > 0 else 0) | (2 if r1 > 0 else 0) | (4 if r2 > 0 else 0)
+            allowed = 0
             for m in range(1, 8):
                 ok = 1
                 if m & ~ok_dice:
@@ -588,14 +573,18 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
                 elif f1 == f2:
                     if (m & 6) == 6 and r1 < 2:
                         ok = 0
+                allowed |= ok << (DISCARD_BASE + m)
                 legal[DISCARD_BASE + m] = ok
             legal[ROLL] = 0
             legal[QUIT] = 0
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
             a = policy(obs, legal, par, prng)
-            if a < DISCARD_BASE + 1 or a > DISCARD_BASE + 7 or legal[a] == 0:
-                raise ValueError("a policy chose an illegal action")
+            if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
+                bad[0] = e
+                bad[1] = seat
+                bad[2] = a
+                return end, last_actor, -1
             if turn < cap:
                 log[turn, 0] = seat
                 log[turn, 1] = a
@@ -616,6 +605,8 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
                 end = END_OUT
                 break
         elif n_in > 1 and (llama_row[f0] > 0 or llama_row[f1] > 0 or llama_row[f2] > 0):
+            allowed = ((llama_row[f0] << (TAKE_BASE + f0)) | (llama_row[f1] << (TAKE_BASE + f1))
+                       | (llama_row[f2] << (TAKE_BASE + f2)))
             legal[ROLL] = 0
             legal[QUIT] = 0
             legal[TAKE_BASE + f0] = llama_row[f0]
@@ -624,8 +615,11 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
             obs[OBS_PHASE] = PHASE_TAKE
             obs[OBS_TURN] = turn
             a = policy(obs, legal, par, prng)
-            if a < TAKE_BASE or a >= N_ACTIONS or legal[a] == 0:
-                raise ValueError("a policy chose an illegal action")
+            if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
+                bad[0] = e
+                bad[1] = seat
+                bad[2] = a
+                return end, last_actor, -1
             if turn < cap:
                 log[turn, 0] = seat
                 log[turn, 1] = a
@@ -651,6 +645,25 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
         if seat == n:
             seat = 0
     return end, last_actor, turn
+
+
+@njit(cache=True, nogil=True)
+def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
+    """Play one round in place from any position: rows (n, 7), llama row, discard counts, who has
+    quit, whose turn, scores (tokens held; three-llama returns are taken off in place and added to
+    ``returned``). ``cfg`` = [layout id, 18 faces]. Seat s plays line-up entry ``entry_of_seat[s]``.
+    ``log`` (k, 3) receives (seat, action, roll or -1) when k > 0.
+
+    Returns (end, last_actor, decisions taken). An illegal action raises
+    ``ValueError("illegal action", entry, seat, action)``.
+    """
+    bad = np.zeros(3, np.int64)
+    end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg, policies,
+                                   slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log, bad)
+    if k < 0:
+        raise ValueError("illegal action", bad[0], bad[1], bad[2])
+    return end, last_actor, k
 
 
 PLAY_ROUND_SIG = types.UniTuple(types.int64, 3)(
@@ -710,13 +723,16 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
     obs = np.zeros(OBS_LEN, np.int64)
     legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
+    bad = np.zeros(3, np.int64)
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
         deal_round(n, deck, rows, llama_row, discarded, quit, drng)
         returned[:] = 0
-        end, last_actor, _ = play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                        obs, legal, log)
+        end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                       policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
+                                       obs, legal, log, bad)
+        if k < 0:
+            raise ValueError("illegal action", bad[0], bad[1], bad[2])
         top = 0
         for s in range(n):
             p = round_points(rows, s, end, last_actor)
@@ -757,6 +773,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     obs = np.zeros(OBS_LEN, np.int64)
     legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
+    bad = np.zeros(3, np.int64)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -782,9 +799,11 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 for s in range(n):
                     scores[s] = 0
                     returned[s] = 0
-                end, last_actor, _ = play_round(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
-                                                policies, slot_of_entry, params, entry_of_seat[r], prng,
-                                                dice_rng, obs, legal, log)
+                end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
+                                               policies, slot_of_entry, params, entry_of_seat[r], prng,
+                                               dice_rng, obs, legal, log, bad)
+                if k < 0:
+                    raise ValueError("illegal action", bad[0], bad[1], bad[2])
                 for s in range(n):
                     p = round_points(rows, s, end, last_actor) - returned[s]
                     out = 1 if (end == END_OUT and s == last_actor) else 0
@@ -842,6 +861,7 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
     prng = np.zeros(2, np.uint64)
     dice_rng = np.zeros(2, np.uint64)
     entry_of_seat = np.arange(n)
+    bad = np.zeros(3, np.int64)
     v = np.zeros(3 * n, np.int64)
     for b in range(first, first + count):
         R.seed_state(prng, seed, b, R.POLICY_STREAM)
@@ -852,9 +872,11 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
         quit[:] = quit0
         scores[:] = scores0
         returned[:] = 0
-        end, last_actor, _ = play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                        obs, legal, log)
+        end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                       policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
+                                       obs, legal, log, bad)
+        if k < 0:
+            raise ValueError("illegal action", bad[0], bad[1], bad[2])
         ends[end] += 1
         v[:] = 0
         for s in range(n):

@@ -105,7 +105,7 @@ from .. import rng as R
 from ..errors import ILLEGAL_ACTION
 from ..registry import POLICIES_TYPE
 from .common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, largest_token, reference_block_loop, win_units,
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, entry_of, largest_token, reference_block_loop, win_units,
 )
 
 HAND_SIZE = 6
@@ -304,7 +304,7 @@ class Round:
             legal = self.legal(seat)
             action = int(policy(self.observe(seat), legal.copy(), params, self.prng))
             if not (0 <= action < len(legal) and legal[action]):  # ``legal`` is this engine's own copy
-                raise ValueError(ILLEGAL_ACTION, seat, seat, action)  # entry = seat here (``errors``)
+                raise ValueError(ILLEGAL_ACTION, entry_of(self.players[seat], seat), seat, action)
             self.actions.append((seat, action))
             last_actor = seat
             if action == self.QUIT:

@@ -60,10 +60,21 @@ Engines
 (one round from any position, plain Python, also scores it), ``reference_game``,
 ``reference_round``, ``reference_blocks``. ``kernel.py``: ``play_round(n, hands, deck, discard,
 quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, prng, obs, legal,
-log) -> (out_seat, last_actor, decisions)`` plays from any position (``board``: draw position,
-top kind, stage 1s, stage 10s, magic token, show flag), ``score_round`` scores it, ``play_game``,
-``run_blocks``. Both engines take the same deck order and call the same policies in the same
-order, so on fixed decks they agree decision by decision (``tests/test_kadabra.py``).
+log) -> (out_seat, last_actor, decisions)`` plays from any position with the draw pile in ``deck``'s
+order (``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; arguments
+unchanged by the speed work), ``score_round`` scores it, ``play_game``, ``run_blocks``; the work is
+done by ``play_core`` (the same arguments plus ``drng``, ``lazy``, ``bad``, ``work``). Both engines
+take the same deck order and call the same policies in the same order, so on fixed decks they agree
+decision by decision (``tests/test_kadabra.py``).
+
+Illegal actions: both engines check every answer against their own record of what is legal and
+raise ``ValueError("illegal action", entry, seat, action)`` (entry: the line-up entry of that seat).
+
+Random streams: a deal is a forward Fisher-Yates shuffle with integer draws (``games/draws.py``);
+the kernels deal lazily (a card is chosen when it is dealt or drawn), the reference engine shuffles
+the whole deck with the same stream: the same cards. In a game, each round deals from its own stream
+derived from the deal stream (``draws.next_stream``). (Before: ``rng.shuffle``, backward and
+float-based, of all 60 cards, one stream for the game: results for a given seed changed.)
 
 Encoding
 --------

@@ -3,8 +3,23 @@
 State of a round, all explicit arrays (a kernel plays from any position, a deal is one of them):
 ``hands`` (n, 36) counts, ``deck`` (the draw pile is ``deck[board[B_POS]:]``), ``discard`` (36)
 counts, ``quit`` (n), ``ones``/``tens`` (n) tokens held, ``board`` (``BOARD_LEN``): draw position,
-top card kind, stage 1s, stage 10s, the magic token's place, show flag. The observation is kept up
-to date incrementally; the policy is called with the same arrays the reference engine builds.
+top card kind, stage 1s, stage 10s, the magic token's place, show flag.
+
+``play_core`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
+it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
+at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
+It keeps the observation up to date incrementally and its own record of the legal actions (a bit
+set, ``allowed``), from which it writes ``legal`` for the policy and against which it checks the
+answer; an illegal action stops the round and is reported through ``bad`` (Numba raises exceptions
+with run-time values only where reference counting is on), and the callers raise
+``ValueError("illegal action", entry, seat, action)``.
+
+Dealing: ``run_blocks`` and ``play_game`` deal lazily (``lazy=True``): the card at draw position p is
+chosen when it is drawn, one step of a forward Fisher-Yates shuffle (``draws.draw_at``), so a
+round uses one random draw per card it deals or draws instead of shuffling all 60. The reference
+engine shuffles the whole deck forward with the same stream and deals from the top: the same cards.
+In a game, each round's deal stream is derived from the game's deal stream (``draws.next_stream``).
+``play_round`` (a fixed draw pile: ``deck`` is the order of the cards) is the entry for positions.
 """
 from __future__ import annotations
 
@@ -13,32 +28,53 @@ from numba import njit
 
 from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
 from .tables import (
     B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
-    COLLECT, DRAW,
-    GIVE, HAND_SIZE, LLAMA, LLAMA_CODES, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES,
-    OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC, OBS_ONES, OBS_PHASE,
-    OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS,
-    OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE, QUIT, RETURN_MAGIC, SHOW_AT, START_ONES,
-    SYM_DRAW, SYM_GIVE, SYM_MAGIC, VALUESET_POINTS,
+    COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS,
+    N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC,
+    OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS,
+    OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE_BITS, QUIT,
+    RETURN_MAGIC, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC, VALUESET_POINTS,
 )
 
 
 P_NEXT = -1  # kernel-internal: pass the turn to the next player still in the round
+DRAW_BIT = 1 << DRAW
+QUIT_BIT = 1 << QUIT
+RETURN_BIT = 1 << RETURN_MAGIC
+COLLECT_BIT = 1 << COLLECT
+AFTER = MAX_PLAYERS  # work[AFTER + s]: the next seat still in the round after seat s
+WORK_LEN = 2 * MAX_PLAYERS
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
-    """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
-    ``log`` (k, 2) receives the (seat, action) of every decision when k > 0.
+def _next_seats(n, quit, work):
+    """work[AFTER + s] = the first seat after s (to the left) still in the round, s itself when alone."""
+    for s in range(n):
+        t = s + 1 if s + 1 < n else 0
+        while quit[t] and t != s:
+            t = t + 1 if t + 1 < n else 0
+        work[AFTER + s] = t
 
-    Returns (out_seat, last_actor, decisions). Scoring is ``score_round``'s job.
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
+              entry_of_seat, prng, drng, lazy, obs, legal, log, bad, work):
+    """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
+    With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
+    (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
+    (seat, action) of every decision when k > 0.
+
+    Returns (out_seat, last_actor, decisions). On an illegal action: ``bad`` = (entry, seat,
+    action), returns decisions = -1 and the round is left where it was. Scoring is ``score_round``'s job.
+    ``work`` (int64, ``WORK_LEN``) is scratch: ``work[s]`` the codes seat s holds as a bit set,
+    ``work[AFTER + s]`` the first seat after s still in the round (s itself when alone).
 
     One loop iteration is one decision (turn, show or give phase), with a single policy call site.
-    Everything is written out in this one function on purpose: helper calls that take arrays cost
-    atomic reference-count updates, which dominated the run time when the helpers were separate.
     Hand sizes live in ``obs[OBS_HAND_SIZES + s]`` and the number of players still in the round in
     ``obs[OBS_ACTIVE]``."""
     deck_len = deck.shape[0]
@@ -46,8 +82,12 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
     for s in range(MAX_PLAYERS):
         size = 0
         if s < n:
+            bits = 0
             for c in range(N_CODES):
                 size += hands[s, c]
+                if hands[s, c] > 0:
+                    bits |= 1 << c
+            work[s] = bits
             n_in += 1 - quit[s]
             obs[OBS_QUIT + s] = quit[s]
             obs[OBS_ONES + s] = ones[s]
@@ -63,48 +103,47 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
     obs[OBS_TOP] = board[B_TOP]
     obs[OBS_DRAW_PILE] = deck_len - board[B_POS]
     obs[OBS_ACTIVE] = n_in
+    _next_seats(n, quit, work)
+    seats_in = 0  # bit s: seat s is still in the round
+    for s in range(n):
+        if quit[s] == 0:
+            seats_in |= 1 << s
     cap = log.shape[0]
-    # The acting entry's parameters are copied into one buffer: a fresh view per decision would
-    # cost two atomic reference-count updates each time.
-    pbuf = np.empty(params.shape[1], np.float64)
     out_seat = -1
     last_actor = -1
     turn = 0
     kind = 0
     last = False  # the card just played was the player's last (a draw symbol may refill the hand after it)
-    seat = (start + n - 1) % n
+    seat = start - 1 if start > 0 else n - 1
     phase = P_NEXT
+    allowed = 0  # the engine's own record of the legal actions: bit a = action a
     while True:
         if phase == P_NEXT:
             if n_in == 0:
                 break
-            seat = (seat + 1) % n
-            while quit[seat]:
-                seat = (seat + 1) % n
-            if board[B_SHOW]:
-                # The show: play a llama or collect the stage; the magic token may pass it on.
-                phase = PHASE_SHOW
-                legal[:] = 0
-                for k in range(LLAMA_CODES.shape[0]):
-                    if hands[seat, LLAMA_CODES[k]] > 0:
-                        legal[LLAMA_CODES[k]] = 1
-                legal[COLLECT] = 1
-                if board[B_MAGIC] == seat and n_in > 1:
-                    legal[RETURN_MAGIC] = 1
-            else:
-                phase = PHASE_TURN
+            seat = work[AFTER + seat]
+            phase = PHASE_SHOW if board[B_SHOW] else PHASE_TURN
+        # ---- the decision
         if phase == PHASE_TURN:
-            top = board[B_TOP]
-            legal[:] = 0
-            for c in range(N_CODES):
-                if hands[seat, c] > 0 and PLAYABLE[top, c]:
-                    legal[c] = 1
-            if board[B_POS] < deck_len and n_in > 1:
-                legal[DRAW] = 1
-            legal[QUIT] = 1
-            if board[B_MAGIC] == seat and n_in > 1:
-                legal[RETURN_MAGIC] = 1
-        # ---- the decision (legal was set for the phase above, or by the card that asks for a give)
+            allowed = (work[seat] & PLAYABLE_BITS[board[B_TOP]]) | QUIT_BIT
+            if n_in > 1:
+                if board[B_POS] < deck_len:
+                    allowed |= DRAW_BIT
+                if board[B_MAGIC] == seat:
+                    allowed |= RETURN_BIT
+        elif phase == PHASE_SHOW:  # a llama or collect the stage; the magic token may pass the show on
+            allowed = (work[seat] & LLAMA_BITS) | COLLECT_BIT
+            if n_in > 1 and board[B_MAGIC] == seat:
+                allowed |= RETURN_BIT
+        # (PHASE_GIVE: ``allowed`` was set by the card that asks for a give)
+        for i in range(N_ACTIONS):
+            legal[i] = 0
+        bits = allowed
+        while bits:
+            legal[trailing_zeros(bits)] = 1
+            bits &= bits - 1
+        for c in range(hands.shape[1]):  # (a run-time bound: compiled as a vector copy, not 36 scalar ones)
+            obs[OBS_HAND + c] = hands[seat, c]
         obs[OBS_SEAT] = seat
         obs[OBS_PHASE] = phase
         obs[OBS_TURN] = turn
@@ -114,14 +153,13 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
         obs[OBS_STAGE_TOKENS] = (board[B_STAGE_ONES] + board[B_STAGE_TENS]
                                  + (1 if board[B_MAGIC] == MAGIC_STAGE else 0))
         obs[OBS_SHOW] = board[B_SHOW]
-        for c in range(N_CODES):
-            obs[OBS_HAND + c] = hands[seat, c]
         e = entry_of_seat[seat]
-        for i in range(pbuf.shape[0]):
-            pbuf[i] = params[e, i]
-        a = policies[slot_of_entry[e]](obs, legal, pbuf, prng)
-        if a < 0 or a >= N_ACTIONS or legal[a] == 0:
-            raise ValueError("a policy chose an illegal action")
+        a = policies[slot_of_entry[e]](obs, legal, params[e], prng)
+        if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
+            bad[0] = e
+            bad[1] = seat
+            bad[2] = a
+            return out_seat, last_actor, -1
         if turn < cap:
             log[turn, 0] = seat
             log[turn, 1] = a
@@ -169,18 +207,24 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                 obs[OBS_QUIT + seat] = 1
                 n_in -= 1
                 obs[OBS_ACTIVE] = n_in
+                _next_seats(n, quit, work)
+                seats_in &= ~(1 << seat)
                 phase = P_NEXT
                 continue
             if a == DRAW:
-                card = deck[board[B_POS]]
-                board[B_POS] += 1
-                obs[OBS_DRAW_PILE] = deck_len - board[B_POS]
+                pos = board[B_POS]
+                card = draw_at(deck, pos, drng) if lazy else deck[pos]
+                board[B_POS] = pos + 1
+                obs[OBS_DRAW_PILE] = deck_len - pos - 1
                 hands[seat, card] += 1
+                work[seat] |= 1 << card
                 obs[OBS_HAND_SIZES + seat] += 1
                 phase = P_NEXT
                 continue
             # ---- play card a (a normal play, or a llama in a show)
             hands[seat, a] -= 1
+            if hands[seat, a] == 0:
+                work[seat] &= ~(1 << a)
             obs[OBS_HAND_SIZES + seat] -= 1
             last = obs[OBS_HAND_SIZES + seat] == 0
             kind = CODE_KIND[a]
@@ -202,24 +246,18 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                     board[B_MAGIC] = MAGIC_STAGE
             if symbol == SYM_GIVE:
                 if n_in > 1 and (ones[seat] > 0 or tens[seat] > 0 or board[B_MAGIC] == seat):
-                    legal[:] = 0
-                    for s in range(n):
-                        if s != seat and quit[s] == 0:
-                            legal[GIVE + s] = 1
+                    allowed = (seats_in & ~(1 << seat)) << GIVE
                     phase = PHASE_GIVE  # the same player decides whom to give to
                     continue
             elif symbol == SYM_DRAW:
-                if board[B_POS] < deck_len:  # the next player still in draws (oneself when alone)
-                    j = seat
-                    for step in range(1, n):
-                        t = (seat + step) % n
-                        if quit[t] == 0:
-                            j = t
-                            break
-                    card = deck[board[B_POS]]
-                    board[B_POS] += 1
-                    obs[OBS_DRAW_PILE] = deck_len - board[B_POS]
+                pos = board[B_POS]
+                if pos < deck_len:  # the next player still in draws (oneself when alone)
+                    j = work[AFTER + seat]
+                    card = draw_at(deck, pos, drng) if lazy else deck[pos]
+                    board[B_POS] = pos + 1
+                    obs[OBS_DRAW_PILE] = deck_len - pos - 1
                     hands[j, card] += 1
+                    work[j] |= 1 << card
                     obs[OBS_HAND_SIZES + j] += 1
             elif symbol == SYM_MAGIC:
                 board[B_MAGIC] = seat  # from wherever it is
@@ -240,15 +278,24 @@ def _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
     obs[OBS_SHOW] = board[B_SHOW]
     return out_seat, last_actor, turn
 
+
 @njit(cache=True, nogil=True)
 def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
-    """``_play_round`` as a function of its own (for callers outside this module)."""
-    return _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                       policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+    """One round from any position with a fixed draw pile (``deck[board[B_POS]:]`` in order), for
+    callers outside this module; returns (out_seat, last_actor, decisions). An illegal action raises
+    ``ValueError("illegal action", entry, seat, action)``."""
+    bad = np.zeros(3, np.int64)
+    work = np.zeros(WORK_LEN, np.int64)
+    out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
+                                        slot_of_entry, params, entry_of_seat, prng, prng, False, obs, legal,
+                                        log, bad, work)
+    if k < 0:
+        raise ValueError("illegal action", bad[0], bad[1], bad[2])
+    return out_seat, last_actor, k
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(cache=True, nogil=True, **NO_NRT)
 def score_round(n, hands, out_seat, ones, tens, board, points):
     """End of round: each player takes the hand's points (0 after going out, but for a card drawn by
     a last-card draw symbol when alone) plus 10 for a held
@@ -274,21 +321,43 @@ def score_round(n, hands, out_seat, ones, tens, board, points):
             ones[out_seat] -= 1
 
 
-@njit(cache=True, nogil=True)
-def deal_round(n, deck, hands, discard, quit, board):
-    """Deal a shuffled deck: six cards to each seat, the next card face up (no symbol action).
-    The stage and the magic token stay where they are; no show is running at the start."""
-    hands[:, :] = 0
+@njit(cache=True, nogil=True, **NO_NRT)
+def _start_round(n, hands, discard, quit, board, first):
+    """The round's table once the hands are dealt: ``first`` starts the discard pile (no symbol
+    action), the draw pile starts after the 6 n + 1 dealt cards; the stage and the magic token stay
+    where they are; no show is running at the start."""
     discard[:] = 0
+    discard[first] += 1
     for s in range(n):
         quit[s] = 0
-        for k in range(HAND_SIZE):
-            hands[s, deck[HAND_SIZE * s + k]] += 1
-    first = deck[HAND_SIZE * n]
-    discard[first] += 1
     board[B_POS] = HAND_SIZE * n + 1
     board[B_TOP] = CODE_KIND[first]
     board[B_SHOW] = 0
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def deal_round(n, deck, hands, discard, quit, board):
+    """Deal a shuffled deck: six cards to each seat, the next card face up (no symbol action)."""
+    hands[:, :] = 0
+    for s in range(n):
+        for k in range(HAND_SIZE):
+            hands[s, deck[HAND_SIZE * s + k]] += 1
+    _start_round(n, hands, discard, quit, board, deck[HAND_SIZE * n])
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def deal_lazy(n, base, deck, hands, discard, quit, board, drng):
+    """``deal_round`` on ``base`` shuffled forward lazily with ``drng``: only the 6 n + 1 dealt
+    positions are fixed now (the reference's ``shuffle_forward`` of the whole deck deals the same)."""
+    for i in range(deck.shape[0]):
+        deck[i] = base[i]
+    hands[:, :] = 0
+    k = 0
+    for s in range(n):
+        for _ in range(HAND_SIZE):
+            hands[s, draw_at(deck, k, drng)] += 1
+            k += 1
+    _start_round(n, hands, discard, quit, board, draw_at(deck, k, drng))
 
 
 @njit(cache=True, nogil=True)
@@ -306,7 +375,7 @@ def deck_from_counts(counts):
     return deck
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_NRT)
 def new_table(n, ones, tens, board):
     """Start of a game (and of every round in round mode): three 1s each, the stage empty, the
     magic token in the pool."""
@@ -320,7 +389,8 @@ def new_table(n, ones, tens, board):
 @njit(cache=True, nogil=True)
 def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
     """A full game into per-seat totals; returns the number of rounds. Tokens and the stage carry
-    over between rounds; the game ends after a round in which somebody holds 40 or more."""
+    over between rounds; the game ends after a round in which somebody holds 40 or more. Each
+    round deals lazily from its own stream, derived from ``drng`` (``draws.next_stream``)."""
     deck = base.copy()
     hands = np.zeros((n, N_CODES), np.int64)
     discard = np.zeros(N_CODES, np.int64)
@@ -332,17 +402,21 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
     obs = np.zeros(OBS_LEN, np.int64)
     legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
+    bad = np.zeros(3, np.int64)
+    work = np.zeros(WORK_LEN, np.int64)
+    round_rng = np.zeros(2, np.uint64)
     new_table(n, ones, tens, board)
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
-        for i in range(deck.shape[0]):
-            deck[i] = base[i]
-        R.shuffle(deck, drng)
-        deal_round(n, deck, hands, discard, quit, board)
+        next_stream(drng, round_rng)
+        deal_lazy(n, base, deck, hands, discard, quit, board, round_rng)
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
-        out_seat, last_actor, _ = _play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                                             policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+        out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
+                                            slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs,
+                                            legal, log, bad, work)
+        if k < 0:
+            raise ValueError("illegal action", bad[0], bad[1], bad[2])
         score_round(n, hands, out_seat, ones, tens, board, points)
         top_score = 0
         for s in range(n):
@@ -387,6 +461,8 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     obs = np.zeros(OBS_LEN, np.int64)
     legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
+    bad = np.zeros(3, np.int64)
+    work = np.zeros(WORK_LEN, np.int64)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -396,24 +472,25 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
         for r in range(rotations):
             R.seed_state(drng, seed, b, R.DEAL_STREAM)
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
+            seats = entry_of_seat[r]
             if games_mode:
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = play_game(n, base, policies, slot_of_entry, params, entry_of_seat[r], drng, prng,
+                rounds = play_game(n, base, policies, slot_of_entry, params, seats, drng, prng,
                                    penalty, went_out, quits, final)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
                              rounds, wins[s], final[s], True)
             else:
-                for i in range(deck.shape[0]):
-                    deck[i] = base[i]
-                R.shuffle(deck, drng)
                 new_table(n, ones, tens, board)
-                deal_round(n, deck, hands, discard, quit, board)
-                out_seat, _, _ = _play_round(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
-                                            slot_of_entry, params, entry_of_seat[r], prng, obs, legal, log)
+                deal_lazy(n, base, deck, hands, discard, quit, board, drng)
+                out_seat, _, k = play_core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
+                                           slot_of_entry, params, seats, prng, drng, True, obs, legal, log, bad,
+                                           work)
+                if k < 0:
+                    raise ValueError("illegal action", bad[0], bad[1], bad[2])
                 score_round(n, hands, out_seat, ones, tens, board, points)
                 for s in range(n):
                     p = ones[s] + 10 * tens[s] - START_ONES

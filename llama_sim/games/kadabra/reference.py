@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, reference_block_loop
+from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, entry_of, reference_block_loop
+from ..draws import next_stream, shuffle_forward
 from .tables import (
     CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
     MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN,
@@ -236,10 +237,14 @@ class Round:
         return obs
 
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
+        """Ask the seat's policy; an action outside ``legal`` (the engine's own array: the policy
+        gets a read-only copy) raises ``ValueError("illegal action", entry, seat, action)``."""
         policy, params = self.players[seat]
-        action = int(policy(self.observe(seat, phase), legal, params, self.prng))
+        shown = legal.copy()
+        shown.flags.writeable = False
+        action = int(policy(self.observe(seat, phase), shown, params, self.prng))
         if not (0 <= action < N_ACTIONS and legal[action]):
-            raise RuntimeError(f"policy chose illegal action {action} at seat {seat} ({('turn', 'show', 'give')[phase]})")
+            raise ValueError("illegal action", entry_of(self.players[seat], seat), seat, action)
         self.actions.append((seat, action))
         self.decisions.append(Decision(seat, phase, legal.copy(), action))
         self.last_actor = seat
@@ -391,9 +396,11 @@ def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
+    deal_rng = np.zeros(2, np.uint64)
     for _ in range(MAX_ROUNDS_PER_GAME):
+        next_stream(drng, deal_rng)  # each round's deal has its own stream (as the kernel's)
         deck = base.copy()
-        R.shuffle(deck, drng)
+        shuffle_forward(deck, deal_rng)
         hands, pile, discard = deal(deck, n)
         res = Round(hands, pile, discard, players, ones, tens, stage_ones, stage_tens, magic, False, start,
                     prng=prng).play()
@@ -415,7 +422,7 @@ def reference_round(players: list, counts: np.ndarray, drng: np.ndarray, prng: n
     """A single round as round mode plays it: 3 ones each, the stage empty, the magic token in the pool."""
     n = len(players)
     deck = deck_of_counts(counts)
-    R.shuffle(deck, drng)
+    shuffle_forward(deck, drng)
     hands, pile, discard = deal(deck, n)
     return Round(hands, pile, discard, players, [START_ONES] * n, [0] * n, prng=prng).play()
 

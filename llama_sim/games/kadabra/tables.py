@@ -63,6 +63,10 @@ for _t in range(N_KINDS):
     for _c in range(N_CODES):
         PLAYABLE[_t, _c] = 1 if (_follow_values(_t) & KIND_VALUES[_c // N_SYMBOLS]) else 0
 LLAMA_CODES = np.array([code(LLAMA, s) for s in range(N_SYMBOLS)], dtype=np.int64)
+# The same as bit sets over codes (bit c = code c), for the kernel's own record of what is legal.
+PLAYABLE_BITS = np.array([sum(1 << c for c in range(N_CODES) if PLAYABLE[t, c]) for t in range(N_KINDS)],
+                         dtype=np.int64)
+LLAMA_BITS = sum(1 << int(c) for c in LLAMA_CODES)
 
 HAND_SIZE = 6
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
