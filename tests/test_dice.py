@@ -339,15 +339,17 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     players = [registry.parse_spec("dice", "always_quit"), registry.parse_spec("dice", "always_discard_test")]
     for games_mode in (False, True):
         plan = seat_plan(dice.GAME, players, games_mode, CFG)
-        with pytest.raises(ValueError) as kernel_err:
+        # seat 0 quits, seat 1 (entry 1) cheats: the kernel's ValueError("illegal action", 1, 1, 9)
+        # reaches the user as one line naming the strategy, the seat and the action
+        with pytest.raises(UsageError) as kernel_err:
             run(plan, 1, 0, 10, threads=1)
-        assert kernel_err.value.args == ("illegal action", 1, 1, 9)  # seat 0 quits, seat 1 (entry 1) cheats
+        assert str(kernel_err.value) == "strategy 'always_discard_test' (seat 1) chose an illegal action: take 1"
         d = len(plan.metrics) * 2
         with pytest.raises(ValueError) as reference_err:
             dice.reference_blocks(1, 0, 10, 2, plan.entry_of_seat, plan.unit_of_seat, 2, games_mode,
                                   [(p.strategy.policy, p.params) for p in players], plan.cfg,
                                   np.zeros(d, np.int64), np.zeros((d, d), np.int64))
-        assert reference_err.value.args == kernel_err.value.args
+        assert reference_err.value.args == ("illegal action", 1, 1, 9)
 
 
 @njit(POLICY_SIG, cache=True)

@@ -207,7 +207,7 @@ def test_builtin_report(capsys, tmp_path):
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
         ["league", "first-player"]
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
-    assert set(ranking.strategy) == {"always_quit", "random", "greedy", "threshold", "smart"}
+    assert set(ranking.strategy) == {"always_quit", "random", "greedy", "threshold", "smart", "chart"}
     seats = pd.read_csv(out / "tables" / "first-player_seats.csv")
     assert sorted(seats.players.unique()) == [2, 3, 4, 5, 6]
     check_report(out)
