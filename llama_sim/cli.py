@@ -643,10 +643,11 @@ def sweep(
 ):
     """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
 
-    Each value plays a rotated comparison against the opponents on the same seed, so values are
-    compared on common deals. The table adds columns param and param_value to the result layout;
-    the readable view shows the headline metric (penalty per round, or win rate with --games) and
-    its paired difference to the first opponent."""
+    Each value plays a rotated comparison against the opponents, all values in one design on the
+    same deals. The table adds columns param and param_value to the result layout; the readable
+    view shows the headline metric (penalty per round, or win rate with --games), its paired
+    difference to the first opponent, the best value and (~ best) every value whose paired
+    difference to the best has a 95% interval covering 0."""
     spec = _setup(game, strategies_file, quiet, fmt, out, force)
     games_mode, count = _mode(rounds, games_)
     key, values = _sweep_values(param)
@@ -659,26 +660,41 @@ def sweep(
     name, _, rest = strategy.partition(":")
     fixed = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() != key]
     headline = "win_rate" if games_mode else "penalty_per_round"
-    tables, lines = [], []
-    for value in values:
-        swept = registry.parse_spec(spec.name, f"{name}:" + ",".join(fixed + [f"{key}={value:g}"]))
-        plan = comparison_design(spec, players, [swept] + opponents, games_mode, cfg)
-        tally = _execute(plan, count, seed, threads, quiet)
-        df = result_table(plan, tally, seed)
-        df = df[df.strategy == plan.unit_labels[0]].assign(param=key, param_value=float(value))
-        tables.append(df)
-        est = stats.estimate(tally, headline, 0)
-        diff = stats.paired(tally, headline).iloc[0]
-        lines.append((float(value), est, diff))
+    from .simulate import sweep_design
+
+    swept = [registry.parse_spec(spec.name, f"{name}:" + ",".join(fixed + [f"{key}={value:g}"])) for value in values]
+    plan = comparison_design(spec, players, [swept[0]] + opponents, games_mode, cfg)
+    joint = sweep_design(spec, players, swept, opponents, games_mode, cfg)  # all values on the same deals
+    n_blocks = blocks_for(plan, count)
+    progress = _Progress(n_blocks * len(joint.tables), not quiet, "games" if games_mode else "rounds")
+    try:
+        tally = run(joint, seed, 0, n_blocks, threads, progress)
+    finally:
+        progress.close()
+    every = result_table(joint, tally, seed)
+    n_values = len(values)
+
+    def contrast(a: int, b: int):
+        w = np.zeros(len(joint.unit_labels))
+        w[a], w[b] = 1.0, -1.0
+        return stats.contrast(tally, headline, w)
+
+    tables = [every[every.strategy == joint.unit_labels[v]].assign(param=key, param_value=float(value))
+              for v, value in enumerate(values)]
+    lines = [(float(value), stats.estimate(tally, headline, v), contrast(v, n_values + v))
+             for v, value in enumerate(values)]
     table = pd.concat(tables, ignore_index=True)
     pick = max if headline == "win_rate" else min
-    best = pick(lines, key=lambda x: x[1].value)[0]
+    best = pick(range(n_values), key=lambda v: lines[v][1].value)
     opp = plan.unit_labels[1]
-    text = [f"{key:>10}  {headline:<26}  vs {opp}: difference"]
-    for value, est, diff in lines:
-        mark = "  <- best" if value == best else ""
+    text = [f"{key:>10}  {headline:<26}  vs {opp}: difference",]
+    for v, (value, est, diff) in enumerate(lines):
+        to_best = contrast(v, best)  # paired difference to the best value, on the same deals
+        mark = "  <- best" if v == best else ("  ~ best" if to_best.ci_low <= 0 <= to_best.ci_high else "")
         text.append(f"{value:>10g}  {est.value:8.4f} [{est.ci_low:.4f}, {est.ci_high:.4f}]  "
-                    f"{diff['diff']:+.4f} [{diff.ci_low:+.4f}, {diff.ci_high:+.4f}]{mark}")
+                    f"{diff.value:+.4f} [{diff.ci_low:+.4f}, {diff.ci_high:+.4f}]{mark}")
+    text.append("~ best: the paired 95% interval of its difference to the best value covers 0 "
+                "(the data cannot separate them)")
     emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}"
                                    f"{_rules_line(spec, cfg)}",
          readable_text="\n".join(text))
