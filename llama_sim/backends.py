@@ -235,7 +235,7 @@ PROBE_SECONDS = 5.0  # connect, then wait this long for the scheduler's greeting
 SCHEMES = ("tcp", "tls")
 
 
-def probe_scheduler(address: str, seconds: float = PROBE_SECONDS) -> None:
+def probe_scheduler(address: str, seconds: float | None = None) -> None:
     """Refuse within seconds an address that is not a Dask scheduler, before ``Client`` (which can
     wait forever on a server that accepts the connection but never speaks Dask, e.g. HTTP).
 
@@ -246,6 +246,8 @@ def probe_scheduler(address: str, seconds: float = PROBE_SECONDS) -> None:
     import socket
 
     from distributed.comm.addressing import parse_address, parse_host_port
+
+    seconds = PROBE_SECONDS if seconds is None else seconds
 
     try:
         scheme, location = parse_address(address.strip())

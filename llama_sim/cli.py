@@ -299,6 +299,12 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     n_strata = 1 if isinstance(work, Plan) else len(work.tables)
     floor = min_blocks(work, precision is not None)
     label = f"{work.game.name} {work.n_players}p {what}"
+    from .simulate import check_plays
+
+    if count:
+        blocks_for(work, count)  # refuse an impossible count before compiling anything
+    if precision is not None:
+        check_plays(work, max(1, max_rounds // work.rows))
     start = time.perf_counter()
     backend.warm(work)  # compiles (first run) or loads the kernels: timed apart from the play
     compile_seconds = time.perf_counter() - start

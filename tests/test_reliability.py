@@ -235,13 +235,19 @@ def test_chunks_are_generated_lazily_and_kept_in_a_window():
 
 # ------------------------------------------------------------------------------ --scheduler (item 5)
 
-def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys):
+def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys, monkeypatch):
     """Only loopback addresses: an HTTP server started here, a closed port, malformed addresses.
     Each fails within the probe's seconds (the test would hang before the fix: Client waited on
     the HTTP server forever)."""
+    import contextlib
     import http.server
+    import io
     import socket
     import threading
+
+    from llama_sim import backends
+
+    monkeypatch.setattr(backends, "PROBE_SECONDS", 1.0)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -265,7 +271,11 @@ def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys):
     ]
     try:
         for address, needle in cases:
-            one_line_error(*call(capsys, *base, "--scheduler", address)[::2], needle)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                with pytest.raises(SystemExit) as exit_:
+                    main([*base, "--scheduler", address])
+            one_line_error(exit_.value.code, err.getvalue(), needle)
     finally:
         server.shutdown()
 
