@@ -29,7 +29,7 @@ from . import registry, stats
 from .errors import UsageError
 from .games import get_game
 from .output import RESULT_COLUMNS
-from .simulate import Plan, blocks_for, check_plays, comparison_design, run, seat_plan
+from .simulate import Plan, blocks_for, check_plays, comparison_design, run, seat_plan, sweep_design
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_MAX_ROUNDS = 20_000_000
@@ -276,7 +276,9 @@ class SeatTableResult:
 class SweepResult:
     """``sweep``: ``results`` (the swept strategy's rows per parameter value: the contract layout
     plus param, param_value, and param2, param2_value for a 2-D sweep) and ``summary`` (per value:
-    the headline metric with its interval, the paired difference to the first opponent, best)."""
+    the headline metric with its interval, the paired difference to the first opponent, ``best``,
+    the paired difference to the best value ``vs_best`` and ``near_best``: every value whose paired
+    95% interval to the best covers 0, i.e. that the data cannot separate from it)."""
 
     results: pd.DataFrame
     summary: pd.DataFrame
@@ -300,9 +302,11 @@ class SweepResult:
         lines = [f"{head}  {self.headline:<26}  vs {self.opponent}: difference"]
         for r in s.itertuples():
             values = "  ".join(f"{getattr(r, c):>10g}" for c in ("param_value", "param2_value")[:len(keys)])
-            mark = "  <- best" if r.best else ""
+            mark = "  <- best" if r.best else ("  ~ best" if r.near_best else "")
             lines.append(f"{values}  {r.value:8.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]  "
                          f"{r.diff:+.4f} [{r.diff_ci_low:+.4f}, {r.diff_ci_high:+.4f}]{mark}")
+        lines.append("~ best: the paired 95% interval of its difference to the best value covers 0 "
+                     "(the data cannot separate them)")
         return "\n".join(lines)
 
     def plot(self):
@@ -518,28 +522,48 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     # every grid value must be legal before anything runs
     swept_specs = [f"{name}:" + ",".join(fixed + [f"{k}={v:g}" for k, v in zip(keys, point)]) for point in grid]
     swept_players = [registry.parse_spec(spec.name, s) for s in swept_specs]
+    # All values in one design on the same deals (``simulate.sweep_design``): each value's numbers
+    # equal its own run's, and the paired difference of any two values is known.
+    plan = comparison_design(spec, players, [swept_players[0]] + opponents, games_mode, cfg)
+    joint = sweep_design(spec, players, swept_players, opponents, games_mode, cfg)
+    n_blocks = blocks_for(plan, count)
+    progress = Progress(n_blocks * len(joint.tables), not quiet, "games" if games_mode else "rounds")
+    try:
+        tally = run(joint, seed, 0, n_blocks, threads, progress)
+    finally:
+        progress.close()
+    every = result_table(joint, tally, seed)
+    n_values = len(grid)
+
+    def contrast(a: int, b: int) -> stats.Estimate:
+        weights = np.zeros(len(joint.unit_labels))
+        weights[a], weights[b] = 1.0, -1.0
+        return stats.contrast(tally, headline, weights)
+
     tables, rows = [], []
-    for point, swept in zip(grid, swept_players):
-        plan = comparison_design(spec, players, [swept] + opponents, games_mode, cfg)
-        tally = _execute(plan, count, seed, threads, quiet)
-        df = result_table(plan, tally, seed)
-        df = df[df.strategy == plan.unit_labels[0]].assign(param=keys[0], param_value=float(point[0]))
-        if len(keys) == 2:
-            df = df.assign(param2=keys[1], param2_value=float(point[1]))
-        tables.append(df)
-        est = stats.estimate(tally, headline, 0)
-        diff = stats.paired(tally, headline).iloc[0]
+    for v, point in enumerate(grid):
+        df = every[every.strategy == joint.unit_labels[v]].assign(param=keys[0], param_value=float(point[0]))
         row = {"param": keys[0], "param_value": float(point[0])}
         if len(keys) == 2:
+            df = df.assign(param2=keys[1], param2_value=float(point[1]))
             row.update(param2=keys[1], param2_value=float(point[1]))
+        tables.append(df)
+        est = stats.estimate(tally, headline, v)
+        diff = contrast(v, n_values + v)  # against the first opponent at this value's tables
         rows.append({**row, "metric": headline, "value": est.value, "ci_low": est.ci_low, "ci_high": est.ci_high,
-                     "opponent": plan.unit_labels[1], "diff": float(diff["diff"]), "diff_ci_low": float(diff.ci_low),
-                     "diff_ci_high": float(diff.ci_high), "seed": seed})
+                     "opponent": plan.unit_labels[1], "diff": diff.value, "diff_ci_low": diff.ci_low,
+                     "diff_ci_high": diff.ci_high, "seed": seed})
     table = pd.concat(tables, ignore_index=True)
     summary = pd.DataFrame(rows)
     values = summary["value"].to_numpy()
     best_index = int(np.argmax(values) if headline == "win_rate" else np.argmin(values))  # first best on ties
     summary["best"] = np.arange(len(summary)) == best_index
+    to_best = [contrast(v, best_index) for v in range(n_values)]
+    summary["vs_best"] = [e.value for e in to_best]
+    summary["vs_best_ci_low"] = [e.ci_low for e in to_best]
+    summary["vs_best_ci_high"] = [e.ci_high for e in to_best]
+    # the values the data cannot separate from the best: their paired interval to it covers 0
+    summary["near_best"] = [bool(e.ci_low <= 0 <= e.ci_high) and v != best_index for v, e in enumerate(to_best)]
     header = (f"{spec.title}, {players} players, sweep of {base.strategy.name}.{'/'.join(keys)}, seed {seed}"
               f"{rules_line(spec, cfg)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,

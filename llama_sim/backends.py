@@ -40,6 +40,7 @@ from .errors import UsageError
 BACKENDS = ("local", "dask")
 DASK_MISSING = 'the dask backend needs the optional dask extra: pip install -e ".[dask]"'
 CONNECT_TIMEOUT = "10s"  # how long to try reaching --scheduler
+MAX_THREADS = 1024  # threads (or local Dask workers) one machine can usefully run
 
 
 class LocalBackend:
@@ -51,8 +52,8 @@ class LocalBackend:
         from .simulate import default_threads
 
         self.threads = default_threads() if threads is None else threads
-        if self.threads < 1:
-            raise UsageError(f"--threads must be at least 1, not {self.threads}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise UsageError(f"--threads must be from 1 to {MAX_THREADS}, not {self.threads}")
 
     def describe(self) -> str:
         return f"{self.threads} thread{'s' if self.threads != 1 else ''}"
@@ -234,7 +235,7 @@ PROBE_SECONDS = 5.0  # connect, then wait this long for the scheduler's greeting
 SCHEMES = ("tcp", "tls")
 
 
-def probe_scheduler(address: str, seconds: float = PROBE_SECONDS) -> None:
+def probe_scheduler(address: str, seconds: float | None = None) -> None:
     """Refuse within seconds an address that is not a Dask scheduler, before ``Client`` (which can
     wait forever on a server that accepts the connection but never speaks Dask, e.g. HTTP).
 
@@ -245,6 +246,8 @@ def probe_scheduler(address: str, seconds: float = PROBE_SECONDS) -> None:
     import socket
 
     from distributed.comm.addressing import parse_address, parse_host_port
+
+    seconds = PROBE_SECONDS if seconds is None else seconds
 
     try:
         scheme, location = parse_address(address.strip())
@@ -309,8 +312,8 @@ class DaskBackend:
 
             threads_per_worker = threads_per_worker or 1
             workers = workers or max(1, default_threads() // threads_per_worker)
-            if workers < 1 or threads_per_worker < 1:
-                raise UsageError("--workers and --threads must be at least 1")
+            if not (1 <= workers <= MAX_THREADS and 1 <= threads_per_worker <= MAX_THREADS):
+                raise UsageError(f"--workers and --threads must be from 1 to {MAX_THREADS}")
             # dashboard on a free loopback port: never a clash (and no warning) when 8787 is taken
             with _workers_ignore_ctrl_c():
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,

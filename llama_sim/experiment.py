@@ -444,15 +444,15 @@ def _conclude_sweep(results: list) -> str:
     s = r.summary
     lower = r.headline != "win_rate"
     where = ", ".join(f"{k} = {best[c]:g}" for k, c in zip(r.params, ("param_value", "param2_value")))
-    overlap = s[(s.ci_low <= best.ci_high) & (s.ci_high >= best.ci_low)]
+    near = s[s.near_best]
     cols = ["param_value", "param2_value"][:len(r.params)]
     sep = ", " if len(r.params) == 1 else "; "
-    close = sep.join(", ".join(f"{v:g}" for v in row) for row in overlap[cols].itertuples(index=False))
+    close = sep.join(", ".join(f"{v:g}" for v in row) for row in near[cols].itertuples(index=False)) or "none"
     return (f"Against {r.opponent} at {int(r.results.players.iloc[0])} players, {where} gives the "
             f"{'lowest' if lower else 'highest'} {_metric_words(r.headline)}, {best.value:.3f} "
             f"(95% CI [{best.ci_low:.3f}, {best.ci_high:.3f}]), a difference of {best['diff']:+.3f} to {r.opponent} "
             f"on the same deals (paired 95% CI [{best.diff_ci_low:+.3f}, {best.diff_ci_high:+.3f}]); the values "
-            f"whose intervals overlap the best's: {close}.")
+            f"the data cannot separate from it (paired 95% interval to it covering 0): {close}.")
 
 
 def _conclude_solve(results: list) -> str:
@@ -509,7 +509,8 @@ def _display_sweep(results: list) -> pd.DataFrame:
     out = {k: s[c] for k, c in zip(r.params, ("param_value", "param2_value"))}
     out[f"{r.headline} [95% CI]"] = [_ci(*x) for x in zip(s.value, s.ci_low, s.ci_high)]
     out[f"vs {r.opponent} [paired 95% CI]"] = [_ci(*x, sign=True) for x in zip(s["diff"], s.diff_ci_low, s.diff_ci_high)]
-    out["best"] = np.where(s.best, "best", "")
+    out[f"vs best [paired 95% CI]"] = [_ci(*x, sign=True) for x in zip(s.vs_best, s.vs_best_ci_low, s.vs_best_ci_high)]
+    out["best"] = np.where(s.best, "best", np.where(s.near_best, "~ best", ""))
     return pd.DataFrame(out)
 
 

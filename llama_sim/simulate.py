@@ -106,6 +106,7 @@ class Design:
     cfg: np.ndarray
     tables: list[np.ndarray]  # per stratum: (rotations, n) entry (= unit) index
     _plans: list[Plan] | None = field(default=None, repr=False)
+    unit_tables: list[np.ndarray] | None = None  # per stratum: unit index, when units are not entries
 
     @property
     def unit_seats(self) -> list[None]:
@@ -124,8 +125,9 @@ class Design:
     def plans(self) -> list[Plan]:
         """One ``Plan`` per stratum (what the kernels run)."""
         if self._plans is None:
-            self._plans = [Plan(self.game, self.n_players, self.entries, t, t.copy(), self.unit_labels,
-                                self.unit_seats, self.games_mode, self.cfg) for t in self.tables]
+            units = self.unit_tables or [t.copy() for t in self.tables]
+            self._plans = [Plan(self.game, self.n_players, self.entries, t, u, self.unit_labels,
+                                self.unit_seats, self.games_mode, self.cfg) for t, u in zip(self.tables, units)]
         return self._plans
 
 
@@ -209,6 +211,30 @@ def comparison_design(game: GameSpec, n_players: int, players: list[registry.Pla
         raise UsageError("compare needs at least two strategies (for one, use --seat-table or simulate)")
     return Design(game, n_players, list(players), unique_labels(players), games_mode, cfg,
                   seating_classes(n_players, k))
+
+
+def sweep_design(game: GameSpec, n_players: int, swept: list[registry.Player], opponents: list[registry.Player],
+                 games_mode: bool, cfg: np.ndarray) -> Design:
+    """``sweep``: each swept value's comparison design against the same opponents, stacked into one
+    design so every value plays the same deals in the same block (the kernels seed deals and
+    policies per block, never per row, so each value's numbers equal those of its own run) and
+    the tally holds the block covariance *between* values: the paired difference of any two values.
+
+    Units: ``0..V-1`` the swept values, ``V..2V-1`` the first opponent at value v's table, and one
+    unit for every other opponent seat (not reported)."""
+    single = comparison_design(game, n_players, [swept[0]] + list(opponents), games_mode, cfg)
+    n_values, k = len(swept), 1 + len(opponents)
+    entries = list(swept) + list(opponents)
+    others = 2 * n_values
+    tables, unit_tables = [], []
+    for t in single.tables:
+        tables.append(np.concatenate([np.array([v] + [n_values + j for j in range(k - 1)])[t]
+                                      for v in range(n_values)]))
+        unit_tables.append(np.concatenate([np.array([v, n_values + v] + [others] * (k - 2))[t]
+                                           for v in range(n_values)]))
+    labels = ([p.label for p in swept] + [f"{single.unit_labels[1]} (vs {p.label})" for p in swept]
+              + (["other opponents"] if k > 2 else []))
+    return Design(game, n_players, entries, labels, games_mode, cfg, tables, unit_tables=unit_tables)
 
 
 def stratum_seed(seed: int, stratum: int) -> int:

@@ -235,13 +235,19 @@ def test_chunks_are_generated_lazily_and_kept_in_a_window():
 
 # ------------------------------------------------------------------------------ --scheduler (item 5)
 
-def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys):
+def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys, monkeypatch):
     """Only loopback addresses: an HTTP server started here, a closed port, malformed addresses.
     Each fails within the probe's seconds (the test would hang before the fix: Client waited on
     the HTTP server forever)."""
+    import contextlib
     import http.server
+    import io
     import socket
     import threading
+
+    from llama_sim import backends
+
+    monkeypatch.setattr(backends, "PROBE_SECONDS", 1.0)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -265,7 +271,11 @@ def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys):
     ]
     try:
         for address, needle in cases:
-            one_line_error(*call(capsys, *base, "--scheduler", address)[::2], needle)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                with pytest.raises(SystemExit) as exit_:
+                    main([*base, "--scheduler", address])
+            one_line_error(exit_.value.code, err.getvalue(), needle)
     finally:
         server.shutdown()
 
@@ -370,3 +380,38 @@ def test_compile_time_is_reported_apart_from_the_rate(capsys):
     assert code == 0 and "compile_seconds" in info and info["rounds_per_second"] > 0
     code, out, _ = call(capsys, *COMPARE)
     assert "kernels compiled or loaded in" in out
+
+
+def _sweep_marks(capsys, param, rounds):
+    code, out, err = call(capsys, "sweep", "-g", "lama", "--strategy", "threshold", "--param", param, "--vs", "greedy",
+                          "--rounds", str(rounds), "-q", "--seed", "5")
+    assert code == 0, err
+    rows = [ln.split() for ln in out.splitlines()[2:] if ln.strip() and ln.split()[0].replace(".", "").isdigit()]
+    return {float(r[0]): ("best" if "<-" in r else "~" if "~" in r else "") for r in rows}
+
+
+def test_sweep_marks_every_value_it_cannot_separate_from_the_best(capsys):
+    """A lama hand holds at most 1+2+3+4+5+6+10 = 31 points, so quit_at = 40, 50, 60 play exactly
+    alike: their paired differences are 0 on every deal and none can be called the one best."""
+    marks = _sweep_marks(capsys, "quit_at=40:60:10", 600)
+    assert sorted(marks.values()) == ["best", "~", "~"]
+    # far apart values are separated: greedy-like quit_at=0 is much worse than quit_at=6
+    marks = _sweep_marks(capsys, "quit_at=0:6:6", 20000)
+    assert marks == {0.0: "", 6.0: "best"}
+
+
+def test_sweep_numbers_equal_separate_runs_of_each_value(capsys):
+    """All values now run in one design on the same deals; each value's numbers are those its
+    own comparison against the opponents gives (same seed)."""
+    import json
+
+    code, out, _ = call(capsys, "sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=3:7:4",
+                        "--vs", "greedy", "--rounds", "600", "-q", "--format", "json")
+    sweep = pd.DataFrame(json.loads(out))
+    for value in (3, 7):
+        code, out, _ = call(capsys, "compare", "-g", "lama", f"threshold:quit_at={value}", "greedy", "--rounds", "600",
+                            "-q", "--format", "json")
+        alone = pd.DataFrame(json.loads(out))
+        alone = alone[alone.strategy == f"threshold:quit_at={value}"].set_index("metric").value
+        mine = sweep[sweep.param_value == value].set_index("metric").value
+        assert (mine == alone[mine.index]).all()
