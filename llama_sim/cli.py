@@ -4,6 +4,7 @@ Every user error becomes one line on stderr and exit status 2 (see ``main``).
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from . import jit, registry, stats
 from .errors import UsageError
 from .games import all_games, get_game
-from .output import RESULT_COLUMNS, check_format, check_out, emit
+from .output import RESULT_COLUMNS, check_format, check_out, emit, to_json, write_table
 from .simulate import Plan, blocks_for, comparison_design, run, seat_plan
 
 app = typer.Typer(
@@ -653,6 +654,99 @@ def sweep(
     emit(table, fmt, out, preamble=f"{spec.title}, {players} players, sweep of {base.strategy.name}.{key}, seed {seed}"
                                    f"{_rules_line(spec, cfg)}",
          readable_text="\n".join(text))
+
+
+# ------------------------------------------------------------------------------------ tune
+
+
+@app.command()
+def tune(
+    game: str = GameOpt,
+    strategy: str = typer.Option(..., "--strategy", help="The strategy to tune (name, or name:k=v for another starting point)."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    vs: str = typer.Option("self", "--vs", help="The other seats: strategy specs, comma-separated (one fills every seat, or one per other seat), or 'self' (the current best)."),
+    budget: int = typer.Option(200_000, "--budget", help="Rounds to play in all (a full game counts its rounds); a quarter goes to the final check."),
+    metric: str = typer.Option("win_rate", "--metric", help="win_rate (full games to 40) or penalty_per_round (single rounds)."),
+    candidates: Optional[int] = typer.Option(None, "--candidates", help="Candidates per race round (default 8 + 8 per parameter, at most 32)."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the final table to this .csv, .json or .parquet file, and the candidates and the race next to it (x.candidates.csv, x.race.csv)."),
+    force: bool = ForceOpt,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Save the race and the final check as an image (.png, .svg or .pdf)."),
+    quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+):
+    """Tune every parameter of a strategy at once, noise-aware (a race on common deals).
+
+    \b
+    Candidates: the starting parameters and a Latin-hypercube sample of the
+    parameters' bounds (whole-number parameters on the integer grid; the
+    whole grid when it is small). A race in stages: every candidate plays the
+    same deals in every seat against the field; a candidate whose paired
+    difference to the stage's leader is worse over its whole interval
+    (Bonferroni over the stage) is dropped, and successive halving keeps the
+    best half. Then a second race around the winner refines it. The pick and
+    the starting parameters are re-measured on fresh deals: the final table
+    gives both with 95% intervals and the pick's paired edge over the start.
+    --vs self: the other seats play the current leader (updated between
+    stages), and the final check is pick vs start head to head.
+    Same seed, same result, for any --threads.
+    """
+    from .tune import tune as tune_strategy
+
+    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    paths = _out_paths(out, ("results", "candidates", "race"), force)  # results: the final table
+    if plot is not None:
+        if plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise UsageError(f"--plot {plot}: use a .png, .svg or .pdf file name")
+        if plot.exists() and not force:
+            raise UsageError(f"{plot} exists; pass --force to overwrite it")
+        if not plot.parent.exists():
+            raise UsageError(f"--plot {plot}: folder {plot.parent} does not exist")
+    if threads is not None and threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {threads}")
+    cfg = spec.config(**_game_options(dice_layout, deck_file))
+    result = tune_strategy(spec, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed,
+                           threads=threads, candidates=candidates, cfg=cfg)
+    for name, path in paths.items():
+        write_table({"results": result.final, "candidates": result.candidates, "race": result.race}[name], path)
+    if plot is not None:
+        result.plot().savefig(plot, dpi=110)
+    if fmt == "json":
+        doc = {"summary": {k: _json_value(v) for k, v in result.summary().items()},
+               "final": json.loads(to_json(result.final)), "candidates": json.loads(to_json(result.candidates)),
+               "race": json.loads(to_json(result.race))}
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+        return
+    if fmt == "csv":
+        result.final.to_csv(sys.stdout, index=False)
+        return
+    s = result.summary()
+    pick, start = result.final.iloc[0], result.final.iloc[1]
+    kept = result.candidates
+    print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
+          f"seed {seed}{_rules_line(spec, cfg)}")
+    print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
+          f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
+          f"{result.rounds} rounds played")
+    print(f"fresh deals ({int(pick.deals)} deals):")
+    print(_aligned([["", "parameters", metric, "95% CI"],
+                    ["pick", pick.params, _num(pick.value), f"[{_num(pick.ci_low)}, {_num(pick.ci_high)}]"],
+                    ["start", start.params, _num(start.value), f"[{_num(start.ci_low)}, {_num(start.ci_high)}]"]]))
+    print(f"edge of the pick over the start: {s['edge']:+.4f} [{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]"
+          f" (p {_pval(pick.p_value)})")
+    print(f"use: --strategy {result.pick_spec}")
+    for path in paths.values():
+        print(f"wrote {path}")
+    if plot is not None:
+        print(f"wrote {plot}")
+
+
+def _json_value(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if np.isnan(v) else float(v)
+    return v
 
 
 # ------------------------------------------------------------------------------------ solve

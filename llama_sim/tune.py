@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -145,9 +145,9 @@ class GameEvaluator:
     each seat with the field around it (module docstring); units: the candidates, then the field."""
 
     def __init__(self, game: GameSpec, strategy: registry.Strategy, players: int, field: list[registry.Player] | None,
-                 metric: str, cfg: np.ndarray, threads: int | None = None, progress=None):
+                 metric: str, cfg: np.ndarray, threads: int | None = None):
         self.game, self.strategy, self.players, self.fixed_field = game, strategy, players, field
-        self.metric, self.cfg, self.threads, self.progress = metric, cfg, threads, progress
+        self.metric, self.cfg, self.threads = metric, cfg, threads
         self.games_mode = metric == "win_rate"
         self._rounds_per_play: float | None = None if self.games_mode else 1.0
 
@@ -178,7 +178,7 @@ class GameEvaluator:
                     [None] * (k + 1), self.games_mode, self.cfg)
 
     def measure(self, points, field, seed, first_block, n_blocks):
-        tally = run(self.plan(points, field), seed, first_block, n_blocks, self.threads, self.progress)
+        tally = run(self.plan(points, field), seed, first_block, n_blocks, self.threads)
         rounds = _rounds_played(tally, len(points), len(points) * self.players)
         if self.games_mode:
             plays = tally.blocks * len(points) * self.players
@@ -190,7 +190,7 @@ class GameEvaluator:
             return self.measure(np.vstack([pick, start]), None, seed, 0, n_blocks)
         design = comparison_design(self.game, self.players, [self.player(pick, "pick"), self.player(start, "start")],
                                    self.games_mode, self.cfg)
-        tally = run(design, seed, 0, n_blocks, self.threads, self.progress)
+        tally = run(design, seed, 0, n_blocks, self.threads)
         plays = design.rows * n_blocks
         if self.games_mode:  # every seat of a game counts the game's rounds: divide by the seats
             rounds = int(sum(tally.s1[tally.index("rounds", u)] for u in (0, 1))) // self.players
@@ -440,8 +440,8 @@ def _split_specs(text: str) -> list[str]:
 
 
 def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_000, metric: str = "win_rate",
-         seed: int = 1, threads: int | None = None, candidates: int | None = None, cfg: np.ndarray | None = None,
-         progress: Callable[[int], None] | None = None) -> TuneResult:
+         seed: int = 1, threads: int | None = None, candidates: int | None = None,
+         cfg: np.ndarray | None = None) -> TuneResult:
     """Tune every parameter of ``strategy`` (a name, or ``name:k=v`` for another starting point)
     at ``players`` seats against ``vs`` within ``budget`` rounds; see the module docstring."""
     spec = game if isinstance(game, GameSpec) else get_game(game)
@@ -460,7 +460,7 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
     cfg = spec.config() if cfg is None else cfg
     count = candidates or min(MAX_CANDIDATES, 8 + 8 * space.dims)
     points = candidate_points(space, start_player.params, count, seed)
-    evaluator = GameEvaluator(spec, strat, players, field, metric, cfg, threads, progress)
+    evaluator = GameEvaluator(spec, strat, players, field, metric, cfg, threads)
     vs_text = "self" if field is None else ",".join(p.label for p in field)
     return tune_points(evaluator, space, points, budget, seed, field is None, spec.name, strat.name, players, vs_text)
 
