@@ -16,13 +16,20 @@ candidate with the best value; each other candidate's paired difference to the l
 (Bonferroni over the stage's comparisons); a candidate whose whole interval is worse than the
 leader is dropped (``worse``). Then successive halving keeps at most half of the stage's
 candidates (the best by value; the others are dropped as ``halved``), so the race ends within
-``ceil(log2(candidates))`` stages. The search budget is split equally between the stages, so a
-stage with fewer survivors gives each of them more deals.
+``ceil(log2(candidates))`` stages. Each stage gets the budget left divided by the stages that can
+still follow (``ceil(log2(survivors))``), so when racing drops many candidates early the few left
+get more deals.
+
+Two rounds when the sample cannot list the whole grid: a global race over the sample with half
+the search budget, then a local race (on its own seed stream) over a grid or sample of the box
+one sample cell around the global pick (``local_points``), with the other half.
 
 Against a fixed field (``vs="greedy,greedy,greedy"``: one spec for every other seat, or exactly
 ``players - 1`` specs) the data of all stages is pooled. In self-play (``vs="self"``) the other
-seats play the current leader; when the leader changes the field changes, so only data played
-against the current field is pooled (the pool starts again after a change).
+seats play the incumbent: the starting parameters at first, and as soon as the race drops the
+incumbent, the best survivor. Only data played against the current field is pooled (the pool
+starts again after a change); keeping the incumbent while it survives keeps the field (and the
+pooled data) stable instead of following the noise of which candidate leads.
 
 Budget: counted in rounds played (a full game counts its rounds; every seat's play of a deal is
 one play). The race spends about ``1 - FINAL_SHARE`` of it; the final check the rest: the pick
@@ -306,10 +313,11 @@ def race(points: np.ndarray, evaluator: Evaluator, budget: int, seed: int, self_
         if len(alive) == 1 or spent >= budget:
             pick = alive[int(np.argmax([sign * values[pool_members.index(c)] for c in alive]))]
             return RaceOutcome(pick, pd.DataFrame(rows, columns=RACE_COLUMNS), spent, stage)
-        new_leader = alive[int(np.argmax([sign * values[pool_members.index(c)] for c in alive]))]
-        if self_play and new_leader != leader:
-            pool = None  # the field changes: data against the old field is not pooled with the new
-        leader = new_leader if self_play else leader
+        if self_play and leader not in alive:
+            # the field's leader was dropped: the best survivor takes over the other seats; data
+            # played against the old field is not pooled with data against the new one
+            leader = alive[int(np.argmax([sign * values[pool_members.index(c)] for c in alive]))]
+            pool = None
 
 
 # ------------------------------------------------------------------------------------ tune
