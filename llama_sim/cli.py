@@ -733,7 +733,7 @@ def tune(
                     ["pick", pick.params, _num(pick.value), f"[{_num(pick.ci_low)}, {_num(pick.ci_high)}]"],
                     ["start", start.params, _num(start.value), f"[{_num(start.ci_low)}, {_num(start.ci_high)}]"]]))
     print(f"edge of the pick over the start: {s['edge']:+.4f} [{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]"
-          f" (p {_pval(pick.p_value)})")
+          f" (p {_pval(pick.p_value)}): {result.verdict}")
     print(f"use: --strategy {result.pick_spec}")
     for path in paths.values():
         print(f"wrote {path}")

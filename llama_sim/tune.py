@@ -32,7 +32,8 @@ starts again after a change); keeping the incumbent while it survives keeps the 
 pooled data) stable instead of following the noise of which candidate leads.
 
 Budget: counted in rounds played (a full game counts its rounds; every seat's play of a deal is
-one play). The race spends about ``1 - FINAL_SHARE`` of it; the final check the rest: the pick
+one play). Every stage plays at least 2 blocks (an interval needs a variance), so a budget too
+small for that is exceeded by those blocks. The race spends about ``1 - FINAL_SHARE`` of it; the final check the rest: the pick
 and the starting parameters are re-measured on fresh deals (a different seed stream) and
 reported with the paired interval of their difference. Against a fixed field both play every seat
 against that field; in self-play they meet in ``compare``'s balanced design (head to head).
@@ -362,7 +363,22 @@ class TuneResult:
         return {"game": self.game, "players": self.players, "strategy": self.strategy, "vs": self.vs,
                 "metric": self.metric, "pick": self.pick_spec, "start": params_text(self.names, self.start.values()),
                 "value": row.value, "edge": row.diff_vs_start, "edge_ci_low": row.diff_ci_low,
-                "edge_ci_high": row.diff_ci_high, "rounds": self.rounds, "seed": self.seed}
+                "edge_ci_high": row.diff_ci_high, "verdict": self.verdict, "rounds": self.rounds,
+                "seed": self.seed}
+
+    @property
+    def verdict(self) -> str:
+        """What the fresh deals say about the pick against the start: ``better`` or ``worse`` when
+        the edge's 95% interval excludes 0, ``same parameters``, or ``no difference shown``."""
+        row = self.final.iloc[0]
+        if self.pick == self.start:
+            return "same parameters"
+        sign = _sign(self.metric)
+        if min(sign * row.diff_ci_low, sign * row.diff_ci_high) > 0:
+            return "better"
+        if max(sign * row.diff_ci_low, sign * row.diff_ci_high) < 0:
+            return "worse"
+        return "no difference shown"
 
     def plot(self):
         """The race: each stage's candidates' paired difference to the stage leader with its

@@ -61,6 +61,7 @@ def test_tune_finds_the_known_optimum_of_a_synthetic_objective_within_its_interv
     assert pick.ci_low <= line_loss([7]) <= pick.ci_high  # the exact optimum value, on fresh draws
     assert start.ci_low <= line_loss([15]) <= start.ci_high
     assert pick.diff_ci_low <= line_loss([7]) - line_loss([15]) <= pick.diff_ci_high < 0
+    assert result.verdict == "better"  # a lower penalty
     assert result.rounds <= 60_000 + 2 * 21  # the budget, up to the 2-block minimum of a stage
 
 
