@@ -403,7 +403,7 @@ class TuneResult:
         ax.axhline(0, color="grey", lw=0.8)
         # symlog: the far-off candidates of the first stage and the close calls of the last both show
         spread = float((self.final["ci_high"] - self.final["ci_low"]).iloc[0])
-        ax.set_yscale("symlog", linthresh=max(spread, 1e-4))
+        ax.set_yscale("symlog", linthresh=10.0 ** math.ceil(math.log10(max(spread, 1e-4))))  # a whole decade
         if (race_df["round"] == "local").any():
             edge = race_df.loc[race_df["round"] == "local", "stage"].min() - 0.5
             ax.axvline(edge, color="grey", ls="--", lw=0.8)
