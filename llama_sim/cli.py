@@ -128,6 +128,18 @@ def _rules_line(spec, cfg: np.ndarray) -> str:
     return ("\nrules: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in described.items())) if described else ""
 
 
+def _played_values(work) -> dict[str, dict[str, float]]:
+    """Each label's parameter values as played (a spec without values plays the table's preset)."""
+    return {lab: e.values() for lab, e in zip(work.unit_labels, work.entries) if e.values()}
+
+
+def _values_line(work) -> str:
+    """The played parameter values for a report header, so a label like ``threshold`` is honest."""
+    played = _played_values(work)
+    return ("\nparameters: " + "; ".join(f"{lab} " + ",".join(f"{k}={v:g}" for k, v in vals.items())
+                                         for lab, vals in played.items())) if played else ""
+
+
 def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:
     n_blocks = blocks_for(plan, count)
     progress = _Progress(n_blocks, not quiet, "games" if plan.games_mode else "rounds")
@@ -175,8 +187,10 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
         for s in registry.strategies_for(g):
             rows.append({"game": g, "strategy": s.name,
                          "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
+                         "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
+                                              for n, vals in sorted(s.presets.items())) or "-",
                          "description": s.description})
-    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "description"])
+    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "presets", "description"])
     text = []
     for g, group in df.groupby("game", sort=False):
         text.append(f"{g}:")
@@ -185,6 +199,8 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
             text.append(f"  {r.strategy:<{width}}  {r.description}")
             if r.params != "-":
                 text.append(f"  {'':<{width}}  params: {r.params}")
+            if r.presets != "-":
+                text.append(f"  {'':<{width}}  presets (other counts: the nearest, ties to the larger): {r.presets}")
     emit(df, fmt, None, readable_text="\n".join(text))
 
 
@@ -206,7 +222,7 @@ def simulate(
     df = result_table(plan, tally, seed)
     unit = "games" if games_mode else "rounds"
     emit(df, fmt, out, preamble=f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
-                                f"(95% intervals){_rules_line(spec, plan.cfg)}")
+                                f"(95% intervals){_rules_line(spec, plan.cfg)}{_values_line(plan)}")
 
 
 # ------------------------------------------------------------------------------------ compare
@@ -309,6 +325,7 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     plays = tally.blocks * work.rows
     info = {"game": work.game.name, "players": work.n_players, what: plays, "deal_blocks": tally.blocks,
             "seatings_per_block": work.rows, "strata": n_strata, "deals": deals(work, tally),
+            "params": _played_values(work),
             "seconds": round(seconds, 3), f"{what}_per_second": round(plays / seconds) if seconds > 0 else None,
             **info}
     return tally, info
@@ -559,7 +576,7 @@ def compare(
         what = "games" if games_mode else "rounds"
         head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
                 f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
-                f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}")
+                f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}{_values_line(work)}")
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
     _emit_compare(tables, views, fmt, paths, run_info, f"{head}{_rules_line(spec, cfg)}\n{summary}")
 

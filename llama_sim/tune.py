@@ -441,7 +441,7 @@ def parse_field(game: str, vs: str, players: int) -> list[registry.Player] | Non
     specs = _split_specs(text)
     if not specs:
         raise UsageError("--vs: give strategy specs (comma-separated) or 'self'")
-    field = [registry.parse_spec(game, s) for s in specs]
+    field = [registry.at_table(registry.parse_spec(game, s), players) for s in specs]
     if len(field) == 1:
         return field * (players - 1)
     if len(field) != players - 1:
@@ -477,7 +477,7 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
         raise UsageError(f"--budget {budget}: at least {MIN_BUDGET} rounds")
     if candidates is not None and candidates < 2:
         raise UsageError(f"candidates must be at least 2, not {candidates}")
-    start_player = registry.parse_spec(spec.name, strategy)
+    start_player = registry.at_table(registry.parse_spec(spec.name, strategy), players)
     strat = start_player.strategy
     space = search_space(strat)
     field = parse_field(spec.name, vs, players)

@@ -351,7 +351,8 @@ def always_roll(obs, legal, params, rng):
 
 @strategy("dice", "threshold",
           "As always_roll, but quits before rolling when its row's penalty is at most quit_at.",
-          params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at")})
+          params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at")},
+          presets={2: {"quit_at": 10}, 4: {"quit_at": 1}, 6: {"quit_at": 1}})
 def threshold(obs, legal, params, rng):
     return heuristic(obs, legal, params[0], 0, 0)
 
@@ -363,7 +364,10 @@ def threshold(obs, legal, params, rng):
           params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at"),
                   "keep": (1, 1, 7, "llama cards to keep in the row"),
                   "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay"),
-                  "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")})
+                  "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")},
+          presets={2: {"quit_at": 10, "keep": 4, "min_others": 8, "alone_only": 0},
+                   4: {"quit_at": 3, "keep": 3, "min_others": 7, "alone_only": 1},
+                   6: {"quit_at": 1, "keep": 1, "min_others": 3, "alone_only": 1}})
 def keep_llama(obs, legal, params, rng):
     keep = int(params[1])
     if params[3] > 0 and obs[OBS_ACTIVE] > 1:
@@ -375,7 +379,9 @@ def keep_llama(obs, legal, params, rng):
           "Plays the exact optimum (solve dice) once everybody else has quit; before that, threshold "
           "with quit_at (keeping one llama as keep_llama does when keep_llama=1).",
           params={"quit_at": (10, 0, 100, "before being alone: quit when the row's penalty <= quit_at"),
-                  "keep_llama": (0, 0, 1, "before being alone: 1 = keep one llama card (min_others=1)")})
+                  "keep_llama": (0, 0, 1, "before being alone: 1 = keep one llama card (min_others=1)")},
+          presets={2: {"quit_at": 8, "keep_llama": 1}, 4: {"quit_at": 2, "keep_llama": 0},
+                   6: {"quit_at": 2, "keep_llama": 0}})
 def solo_optimal(obs, legal, params, rng):
     if obs[OBS_ACTIVE] == 1:
         phase = obs[OBS_PHASE]

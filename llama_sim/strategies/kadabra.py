@@ -192,7 +192,8 @@ def greedy(obs, legal, params, rng):
 @strategy("kadabra", "threshold",
           "As greedy, but when it cannot play (and cannot pass with the magic token) it quits if its hand "
           "would score at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points (+10 magic) <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points (+10 magic) <= quit_at")},
+          presets={2: {"quit_at": 12}, 4: {"quit_at": 0}, 6: {"quit_at": 3}})
 def threshold(obs, legal, params, rng):
     phase = obs[OBS_PHASE]
     if phase == PHASE_GIVE:
@@ -250,7 +251,10 @@ def stage_points(obs):
                                        "most this many cards (0: only when no card can be played)"),
                   "target": (0, 0, 2, "give away to: 0 the leader (fewest points), 1 the leader unless "
                                       "leading oneself (then the player with most points, to end the game), "
-                                      "2 the next player")})
+                                      "2 the next player")},
+          presets={2: {"quit_at": 14, "out_value": 2, "flee": 2.95, "pass_at": 5, "target": 1},
+                   4: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0},
+                   6: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0}})
 def showman(obs, legal, params, rng):
     phase = obs[OBS_PHASE]
     seat = obs[OBS_SEAT]

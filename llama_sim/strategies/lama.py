@@ -40,7 +40,8 @@ def greedy(obs, legal, params, rng):
 
 @strategy("lama", "threshold",
           "As greedy, but when it cannot play it quits if its hand's penalty is at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")},
+          presets={2: {"quit_at": 8}, 4: {"quit_at": 2}, 6: {"quit_at": 4}})
 def threshold(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
@@ -54,7 +55,9 @@ def threshold(obs, legal, params, rng):
           "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
           "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
           params={"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")})
+                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")},
+          presets={2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
+                   6: {"quit_at": 4, "ten_quit_at": 0}})
 def smart(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:

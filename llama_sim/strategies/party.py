@@ -99,7 +99,8 @@ def greedy(obs, legal, params, rng):
 
 @strategy("party", "threshold",
           "As greedy, but when it cannot play it quits if its hand's points are at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points <= quit_at")},
+          presets={2: {"quit_at": 8}, 4: {"quit_at": 1}, 6: {"quit_at": 2}})
 def threshold(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
@@ -163,7 +164,10 @@ def min_opponent_cards(obs):
                   "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
                   "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
                                            "<= this many cards (0: never early)"),
-                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")})
+                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
+          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
 def chain(obs, legal, params, rng):
     hand = own_hand(obs)
     top = obs[OBS_TOP]
