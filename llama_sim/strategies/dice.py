@@ -431,13 +431,13 @@ def fewest_cards_of_others(obs):
 
 
 @strategy("dice", "watcher",
-          "threshold with an eye on the other rows: before rolling it quits at row penalty <= quit_at, or "
-          "<= danger_quit_at while another player still in has at most danger cards in their row (about "
-          "to go out, which scores every row); with solo=1 it plays the exact optimum once alone.",
+          "threshold with an eye on the other rows: before rolling it quits at row penalty <= quit_at, but "
+          "at <= danger_quit_at while another player still in has at most danger cards in their row (the "
+          "round is about to end anyway); with solo=1 it plays the exact optimum once alone.",
           params={"quit_at": (1, 0, 100, "quit before rolling when the row's penalty <= quit_at"),
                   "danger": (2, 0, 13, "another player still in with at most this many row cards is about "
                                        "to go out"),
-                  "danger_quit_at": (10, 0, 100, "quit threshold while another player is about to go out"),
+                  "danger_quit_at": (0, 0, 100, "quit threshold while another player is about to go out"),
                   "solo": (1, 0, 1, "1: once everybody else has quit, play the exact optimum (solo_optimal)")})
 def watcher(obs, legal, params, rng):
     phase = obs[OBS_PHASE]
@@ -448,5 +448,5 @@ def watcher(obs, legal, params, rng):
             return solo_discard(obs, legal)
     limit = params[0]
     if phase == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
-        limit = max(limit, params[2])
+        limit = params[2]
     return heuristic(obs, legal, limit, 0, 1)

@@ -305,20 +305,20 @@ _showman = njit(cache=True, nogil=False)(showman)  # showman's policy, callable 
 
 @strategy("kadabra", "watcher",
           "showman, plus an eye on the opponents: when it can neither play nor return the magic token "
-          "while an opponent still in holds at most danger cards (about to go out, which scores every "
-          "hand), it quits at hand points (+10 magic) <= danger_quit_at; otherwise exactly showman.",
+          "while an opponent still in holds at most danger cards (the round is about to end anyway, so "
+          "staying in costs at most a card or two) it quits at hand points (+10 magic) <= danger_quit_at "
+          "and draws otherwise; else exactly showman.",
           params={"quit_at": (4, 0, 100, "showman's quit_at"),
                   "out_value": (2, 0, 3, "showman's out_value"),
                   "flee": (0.5, 0, 5, "showman's flee"),
                   "pass_at": (0, 0, 6, "showman's pass_at"),
                   "target": (0, 0, 2, "showman's target"),
                   "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (10, 0, 100, "quit threshold while an opponent is about to go out")})
+                  "danger_quit_at": (0, 0, 100, "quit threshold while an opponent is about to go out")})
 def watcher(obs, legal, params, rng):
     if (obs[OBS_PHASE] != PHASE_GIVE and obs[OBS_PHASE] != PHASE_SHOW and legal[QUIT] and legal[DRAW]
             and not legal[RETURN_MAGIC] and greedy_play(obs, legal) < 0
             and fewest_cards_of_others(obs) <= params[5]):
         cost = hand_points(obs) + (MAGIC_POINTS if obs[OBS_MAGIC] == obs[OBS_SEAT] else 0)
-        if cost <= params[6]:
-            return QUIT
+        return QUIT if cost <= params[6] else DRAW
     return _showman(obs, legal, params, rng)

@@ -84,11 +84,12 @@ def smart(obs, legal, params, rng):
 
 @strategy("lama", "watcher",
           "smart, plus an eye on the opponents: when stuck while an opponent still in holds at most "
-          "danger cards (about to go out, which scores every hand), it quits at penalty <= danger_quit_at.",
+          "danger cards (the round is about to end anyway, so staying in costs at most a card or two) it "
+          "quits at penalty <= danger_quit_at instead of smart's threshold.",
           params={"quit_at": (4, 0, 100, "smart's quit threshold while holding less than 10 points"),
                   "ten_quit_at": (0, 0, 100, "smart's quit threshold while holding a 10-point token"),
                   "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (10, 0, 100, "quit threshold while an opponent is about to go out")})
+                  "danger_quit_at": (0, 0, 100, "quit threshold while an opponent is about to go out")})
 def watcher(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
@@ -98,5 +99,35 @@ def watcher(obs, legal, params, rng):
     penalty = count_penalty(obs, OBS_HAND, PENALTY)
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
     if fewest_cards_of_others(obs, obs[OBS_SEAT], obs[OBS_PLAYERS], OBS_HAND_SIZES, OBS_QUIT) <= params[2]:
-        limit = max(limit, params[3])
+        limit = params[3]
     return QUIT if penalty <= limit else DRAW
+
+
+@strategy("lama", "endgame",
+          "smart until the game's end is near: once the highest score is within `near` points of 40, the "
+          "leader (fewest points) quits when stuck at penalty <= lead_quit_at, to keep its lead, and "
+          "everybody else at penalty <= trail_quit_at, since only a good round can still win.",
+          params={"quit_at": (4, 0, 100, "smart's quit threshold while holding less than 10 points"),
+                  "ten_quit_at": (0, 0, 100, "smart's quit threshold while holding a 10-point token"),
+                  "near": (10, 0, 40, "the end is near once the highest score is at least 40 - near"),
+                  "lead_quit_at": (10, 0, 100, "near the end: the leader's quit threshold"),
+                  "trail_quit_at": (4, 0, 100, "near the end: everybody else's quit threshold")})
+def endgame(obs, legal, params, rng):
+    a = greedy_play(obs, legal)
+    if a >= 0:
+        return a
+    if not legal[DRAW]:
+        return QUIT
+    seat = obs[OBS_SEAT]
+    own = obs[OBS_SCORES + seat]
+    limit = params[1] if own >= 10 else params[0]
+    highest = own
+    leading = True
+    for s in range(obs[OBS_PLAYERS]):
+        if s != seat:
+            highest = max(highest, obs[OBS_SCORES + s])
+            if obs[OBS_SCORES + s] < own:
+                leading = False
+    if highest >= 40 - params[2]:
+        limit = params[3] if leading else params[4]
+    return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW

@@ -223,18 +223,17 @@ _chain = njit(cache=True, nogil=False)(chain)  # chain's policy, callable from a
 
 @strategy("party", "watcher",
           "chain, plus an eye on the opponents: when no card fits while an opponent still in holds at "
-          "most danger cards (about to go out, which scores every hand), it quits at hand points <= "
-          "danger_quit_at; otherwise exactly chain.",
+          "most danger cards (the round is about to end anyway, so staying in costs at most a card or "
+          "two) it quits at hand points <= danger_quit_at and draws otherwise; else exactly chain.",
           params={"quit_at": (3, 0, 100, "chain's quit_at"),
                   "quit_at_10": (0, 0, 100, "chain's quit_at_10"),
                   "pink_danger": (0, 0, 6, "chain's pink_danger"),
                   "plus_first": (1, 0, 1, "chain's plus_first"),
                   "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (10, 0, 100, "quit when no card fits, an opponent is about to go out and "
-                                                 "hand points <= this")})
+                  "danger_quit_at": (0, 0, 100, "quit when no card fits, an opponent is about to go out and "
+                                                "hand points <= this (else draw)")})
 def watcher(obs, legal, params, rng):
     if legal[QUIT] and legal[DRAW] and greedy_play(obs, legal) < 0:
         if fewest_cards_of_others(obs, obs[OBS_SEAT], obs[OBS_PLAYERS], OBS_HAND_SIZES, OBS_QUIT) <= params[4]:
-            if hand_points(own_hand(obs)) <= params[5]:
-                return QUIT
+            return QUIT if hand_points(own_hand(obs)) <= params[5] else DRAW
     return _chain(obs, legal, params, rng)
