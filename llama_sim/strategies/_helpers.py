@@ -35,14 +35,3 @@ def count_penalty(obs, start, penalty_of_code):
         if obs[start + c] > 0:
             total += penalty_of_code[c]
     return total
-
-
-@njit(cache=True, inline="always")
-def fewest_cards_of_others(obs, seat, n_players, sizes_at, quit_at):
-    """The smallest hand among the other players still in the round (99 when nobody else is in):
-    how close an opponent is to going out, which ends the round with every hand scored."""
-    fewest = 99
-    for s in range(n_players):
-        if s != seat and obs[quit_at + s] == 0 and obs[sizes_at + s] < fewest:
-            fewest = obs[sizes_at + s]
-    return fewest

@@ -440,6 +440,36 @@ def fewest_cards_of_others(obs):
                   "danger_quit_at": (0, 0, 100, "quit threshold while another player is about to go out"),
                   "solo": (1, 0, 1, "1: once everybody else has quit, play the exact optimum (solo_optimal)")})
 def watcher(obs, legal, params, rng):
+    """Stronger than the previous best at 4 players. The previous best, threshold with its 4-player preset
+    (quit_at=1): `llamasim compare -g dice -p 4 threshold:quit_at=1
+    keep_llama:quit_at=3,keep=3,min_others=7,alone_only=1 solo_optimal:quit_at=2,keep_llama=0 --games
+    20000 --seed 3 --threads 1` gives threshold - solo_optimal +0.0105 [+0.0034, +0.0176] and threshold -
+    keep_llama +0.030 [+0.023, +0.038] win rate. watcher against it: `llamasim compare -g dice -p 4
+    watcher threshold --games 20000 --seed 31 --threads 1` +0.0084 [+0.0033, +0.0134]; in the four-way
+    `llamasim compare -g dice -p 4 watcher threshold solo_optimal keep_llama --games 20000 --seed 31
+    --threads 1` +0.0070 [-0.0015, +0.0155] over threshold (not separable there), +0.018 [+0.009, +0.027]
+    over solo_optimal, +0.033 [+0.024, +0.041] over keep_llama.
+
+    Why the danger rule reads 'keep rolling': while another row is down to two cards the round is about to
+    end anyway, so quitting saves little and rolling may still empty the row. The first version (commit
+    da2c19a) quit *more* readily then (at <= 10) and lost badly (`llamasim tune -g dice --strategy watcher
+    -p 4 --vs threshold --budget 500000 --seed 1 --threads 1` at that commit: 0.091 win share against
+    three thresholds).
+
+    The defaults are the tuned values: `llamasim tune -g dice --strategy watcher -p 4 --vs threshold
+    --budget 500000 --seed 1 --threads 1` found nothing better (its pick
+    quit_at=0,danger=3,danger_quit_at=2,solo=1 was worse on fresh deals, -0.011 [-0.018, -0.004]);
+    `llamasim compare -g dice -p 4 watcher:<values> threshold --games 10000 --seed 11 --threads 1`:
+    danger=1 +0.004 [-0.002, +0.010], danger=2 (default) +0.0105 [+0.003, +0.018], danger=2,quit_at=3
+    +0.003 [-0.005, +0.012], danger=3,quit_at=5 +0.009 [+0.001, +0.018].
+
+    At 2 players (same defaults, no presets): against threshold +0.181 [+0.168, +0.194], against
+    solo_optimal (its 2-player preset) +0.010 [-0.003, +0.024], not separable (`llamasim compare -g dice
+    -p 2 watcher threshold|solo_optimal --games 20000 --seed 31 --threads 1`). At 6 players: against
+    threshold +0.0024 [-0.0009, +0.0058], against solo_optimal +0.004 [-0.001, +0.009] and keep_llama
+    +0.002 [-0.003, +0.006] (`llamasim compare -g dice -p 6 watcher solo_optimal keep_llama --games 20000
+    --seed 31 --threads 1`), not separable.
+    """
     phase = obs[OBS_PHASE]
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
         if phase == PHASE_TURN:

@@ -268,7 +268,15 @@ def showman(obs, legal, params, rng):
     --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
     quit_at=14,out_value=2,flee=2.95,pass_at=5,target=1, +0.137 [+0.125, +0.149]; 4p: the defaults (tuning
     kept them); 6p: the defaults (tuning's pick was worse on fresh deals). 3 and 5 players take the 4- and
-    6-player preset (nearest count, ties to the larger)."""
+    6-player preset (nearest count, ties to the larger).
+
+    At 4 players the data cannot rank the built-ins (`llamasim compare -g kadabra -p 4 threshold:quit_at=0
+    showman greedy --games 20000 --seed 3 --threads 1`: showman - threshold +0.0075 [+0.0013, +0.0136], p
+    Holm 0.052). Tried (`llamasim compare -g kadabra -p 4 watcher:<values> showman --games 10000 --seed 11
+    --threads 1`, watcher in commit f4315f4: showman, but when stuck while an opponent still in holds <=
+    danger cards it draws): danger=1 +0.001 [-0.004, +0.006], danger=2 -0.000 [-0.006, +0.006],
+    danger=1,quit_at=6 -0.008 [-0.016, -0.001].
+    """
     phase = obs[OBS_PHASE]
     seat = obs[OBS_SEAT]
     if phase == PHASE_GIVE:
@@ -298,27 +306,3 @@ def showman(obs, legal, params, rng):
     if cost <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
-
-
-_showman = njit(cache=True, nogil=False)(showman)  # showman's policy, callable from another policy
-
-
-@strategy("kadabra", "watcher",
-          "showman, plus an eye on the opponents: when it can neither play nor return the magic token "
-          "while an opponent still in holds at most danger cards (the round is about to end anyway, so "
-          "staying in costs at most a card or two) it quits at hand points (+10 magic) <= danger_quit_at "
-          "and draws otherwise; else exactly showman.",
-          params={"quit_at": (4, 0, 100, "showman's quit_at"),
-                  "out_value": (2, 0, 3, "showman's out_value"),
-                  "flee": (0.5, 0, 5, "showman's flee"),
-                  "pass_at": (0, 0, 6, "showman's pass_at"),
-                  "target": (0, 0, 2, "showman's target"),
-                  "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (0, 0, 100, "quit threshold while an opponent is about to go out")})
-def watcher(obs, legal, params, rng):
-    if (obs[OBS_PHASE] != PHASE_GIVE and obs[OBS_PHASE] != PHASE_SHOW and legal[QUIT] and legal[DRAW]
-            and not legal[RETURN_MAGIC] and greedy_play(obs, legal) < 0
-            and fewest_cards_of_others(obs) <= params[5]):
-        cost = hand_points(obs) + (MAGIC_POINTS if obs[OBS_MAGIC] == obs[OBS_SEAT] else 0)
-        return QUIT if cost <= params[6] else DRAW
-    return _showman(obs, legal, params, rng)

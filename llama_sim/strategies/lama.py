@@ -1,11 +1,9 @@
 """Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.games.lama``."""
 from numba import njit
 
-from ..games.lama import (
-    DRAW, N_CODES, OBS_HAND, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT,
-)
+from ..games.lama import DRAW, N_CODES, OBS_HAND, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
 from ..registry import strategy
-from ._helpers import count_penalty, fewest_cards_of_others, random_legal
+from ._helpers import count_penalty, random_legal
 
 
 @strategy("lama", "always_quit", "Quits at its first decision.")
@@ -72,62 +70,23 @@ def smart(obs, legal, params, rng):
     smart:<preset> smart:quit_at=4,ten_quit_at=0 --games 20000 --seed 5 --threads 1` (win-rate edge of the
     preset over the defaults, 95% paired interval): 2p: quit_at=97,ten_quit_at=9 (quit when stuck unless
     holding a 10), +0.061 [+0.050, +0.072]; 4p and 6p: the defaults (tuning kept them). 3 and 5 players
-    take the 4- and 6-player preset (nearest count, ties to the larger)."""
+    take the 4- and 6-player preset (nearest count, ties to the larger).
+
+    The previous best at 4 players (`llamasim compare -g lama -p 4 threshold:quit_at=2 smart greedy
+    --games 20000 --seed 3 --threads 1`: smart - threshold +0.016 [+0.010, +0.023] win rate). Tried to
+    beat it at 4 players, all worse or not separable (`llamasim compare -g lama -p 4 <variant> smart
+    --games 10000 --seed 11 --threads 1`; the variants are in commit f4315f4): keep drawing while an
+    opponent still in holds <= 1 card (watcher:danger=1) -0.005 [-0.011, +0.000], <= 2 cards -0.015
+    [-0.022, -0.008]; quitting at <= 6 then instead (watcher as in commit da2c19a) -0.005 [-0.013,
+    +0.002]; near the game's end, the leader quits at <= 10 and the others at <= 4 (endgame, --games
+    20000) -0.038 [-0.042, -0.034]. At 2 players the 2-player preset, tuned in self-play, still loses
+    to threshold (`llamasim compare -g lama -p 2 smart threshold --games 20000 --seed 21 --threads 1`:
+    -0.059 [-0.069, -0.050]).
+    """
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
     if not legal[DRAW]:
         return QUIT
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
-    return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW
-
-
-@strategy("lama", "watcher",
-          "smart, plus an eye on the opponents: when stuck while an opponent still in holds at most "
-          "danger cards (the round is about to end anyway, so staying in costs at most a card or two) it "
-          "quits at penalty <= danger_quit_at instead of smart's threshold.",
-          params={"quit_at": (4, 0, 100, "smart's quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "smart's quit threshold while holding a 10-point token"),
-                  "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (0, 0, 100, "quit threshold while an opponent is about to go out")})
-def watcher(obs, legal, params, rng):
-    a = greedy_play(obs, legal)
-    if a >= 0:
-        return a
-    if not legal[DRAW]:
-        return QUIT
-    penalty = count_penalty(obs, OBS_HAND, PENALTY)
-    limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
-    if fewest_cards_of_others(obs, obs[OBS_SEAT], obs[OBS_PLAYERS], OBS_HAND_SIZES, OBS_QUIT) <= params[2]:
-        limit = params[3]
-    return QUIT if penalty <= limit else DRAW
-
-
-@strategy("lama", "endgame",
-          "smart until the game's end is near: once the highest score is within `near` points of 40, the "
-          "leader (fewest points) quits when stuck at penalty <= lead_quit_at, to keep its lead, and "
-          "everybody else at penalty <= trail_quit_at, since only a good round can still win.",
-          params={"quit_at": (4, 0, 100, "smart's quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "smart's quit threshold while holding a 10-point token"),
-                  "near": (10, 0, 40, "the end is near once the highest score is at least 40 - near"),
-                  "lead_quit_at": (10, 0, 100, "near the end: the leader's quit threshold"),
-                  "trail_quit_at": (4, 0, 100, "near the end: everybody else's quit threshold")})
-def endgame(obs, legal, params, rng):
-    a = greedy_play(obs, legal)
-    if a >= 0:
-        return a
-    if not legal[DRAW]:
-        return QUIT
-    seat = obs[OBS_SEAT]
-    own = obs[OBS_SCORES + seat]
-    limit = params[1] if own >= 10 else params[0]
-    highest = own
-    leading = True
-    for s in range(obs[OBS_PLAYERS]):
-        if s != seat:
-            highest = max(highest, obs[OBS_SCORES + s])
-            if obs[OBS_SCORES + s] < own:
-                leading = False
-    if highest >= 40 - params[2]:
-        limit = params[3] if leading else params[4]
     return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW

@@ -34,7 +34,7 @@ from ..games.party import (
     OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
 from ..registry import strategy
-from ._helpers import fewest_cards_of_others, random_legal
+from ._helpers import random_legal
 
 N_CLASSES = 7
 
@@ -181,7 +181,14 @@ def chain(obs, legal, params, rng):
     --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
     quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
     (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
-    larger)."""
+    larger).
+
+    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
+    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
+    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
+    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
+    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
+    """
     hand = own_hand(obs)
     top = obs[OBS_TOP]
     size = 0
@@ -216,24 +223,3 @@ def chain(obs, legal, params, rng):
     if hand_points(hand) <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
-
-
-_chain = njit(cache=True, nogil=False)(chain)  # chain's policy, callable from another policy
-
-
-@strategy("party", "watcher",
-          "chain, plus an eye on the opponents: when no card fits while an opponent still in holds at "
-          "most danger cards (the round is about to end anyway, so staying in costs at most a card or "
-          "two) it quits at hand points <= danger_quit_at and draws otherwise; else exactly chain.",
-          params={"quit_at": (3, 0, 100, "chain's quit_at"),
-                  "quit_at_10": (0, 0, 100, "chain's quit_at_10"),
-                  "pink_danger": (0, 0, 6, "chain's pink_danger"),
-                  "plus_first": (1, 0, 1, "chain's plus_first"),
-                  "danger": (1, 0, 6, "an opponent still in with at most this many cards is about to go out"),
-                  "danger_quit_at": (0, 0, 100, "quit when no card fits, an opponent is about to go out and "
-                                                "hand points <= this (else draw)")})
-def watcher(obs, legal, params, rng):
-    if legal[QUIT] and legal[DRAW] and greedy_play(obs, legal) < 0:
-        if fewest_cards_of_others(obs, obs[OBS_SEAT], obs[OBS_PLAYERS], OBS_HAND_SIZES, OBS_QUIT) <= params[4]:
-            return QUIT if hand_points(own_hand(obs)) <= params[5] else DRAW
-    return _chain(obs, legal, params, rng)
