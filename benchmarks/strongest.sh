@@ -33,3 +33,12 @@ run dice2_watcher_th -g dice -p 2 watcher threshold --seed 31
 run dice2_watcher_so -g dice -p 2 watcher solo_optimal --seed 31
 run dice6_watcher_th -g dice -p 6 watcher threshold --seed 31
 run dice6_watcher -g dice -p 6 watcher solo_optimal keep_llama --seed 31
+# the rule for 3 and 5 players (Strategy.preset_for: the nearest declared count, ties to the larger)
+run lama3_rule -g lama -p 3 threshold:quit_at=2 threshold:quit_at=8 --seed 41
+run lama5_rule -g lama -p 5 threshold:quit_at=4 threshold:quit_at=2 --seed 41
+run party3_rule -g party -p 3 threshold:quit_at=1 threshold:quit_at=8 --seed 41
+run party5_rule -g party -p 5 threshold:quit_at=2 threshold:quit_at=1 --seed 41
+run kadabra3_rule -g kadabra -p 3 threshold:quit_at=0 threshold:quit_at=12 --seed 41
+run kadabra5_rule -g kadabra -p 5 threshold:quit_at=3 threshold:quit_at=0 --seed 41
+run dice3_rule -g dice -p 3 threshold:quit_at=1 threshold:quit_at=10 --seed 41
+run dice5_rule -g dice -p 5 threshold:quit_at=1 threshold:quit_at=10 --seed 41
