@@ -8,8 +8,8 @@ running. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
-``chart``, ``run_experiment``.
-``llama_sim.simulate``, ``llama_sim.solve``, ``llama_sim.advise`` and ``llama_sim.chart`` are also the modules of those names; calling them
+``chart``, ``tune``, ``run_experiment``.
+``llama_sim.simulate``, ``llama_sim.solve``, ``llama_sim.advise``, ``llama_sim.chart`` and ``llama_sim.tune`` are also the modules of those names; calling them
 calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
@@ -43,9 +43,9 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "run_experiment"]
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "run_experiment"]
 _API_FUNCTIONS = {"compare", "seat_table", "sweep", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "solve", "advise", "chart"}
+_CALLABLE_MODULES = {"simulate", "solve", "advise", "chart", "tune"}
 
 
 def __getattr__(name: str):

@@ -135,6 +135,18 @@ def rules_line(spec, cfg: np.ndarray) -> str:
     return ("\nrules: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in described.items())) if described else ""
 
 
+def played_values(work) -> dict[str, dict[str, float]]:
+    """Each label's parameter values as played (a spec without values plays the table's preset)."""
+    return {lab: e.values() for lab, e in zip(work.unit_labels, work.entries) if e.values()}
+
+
+def values_line(work) -> str:
+    """The played parameter values for a report header, so a label like ``threshold`` is honest."""
+    played = played_values(work)
+    return ("\nparameters: " + "; ".join(f"{lab} " + ",".join(f"{k}={v:g}" for k, v in vals.items())
+                                         for lab, vals in played.items())) if played else ""
+
+
 def _load_strategies(strategies_file) -> None:
     if strategies_file is not None:
         registry.load_file(strategies_file)
@@ -198,6 +210,7 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
     plays = tally.blocks * work.rows
     info = {"game": work.game.name, "players": work.n_players, what: plays, "deal_blocks": tally.blocks,
             "seatings_per_block": work.rows, "strata": n_strata, "deals": deals(work, tally),
+            "params": played_values(work),
             "seconds": round(seconds, 3), f"{what}_per_second": round(plays / seconds) if seconds > 0 else None,
             "compile_seconds": round(compile_seconds, 3),
             **info}
@@ -350,7 +363,7 @@ def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, g
     tally = _execute(plan, count, seed, threads, quiet)
     unit = "games" if games_mode else "rounds"
     header = (f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
-              f"(95% intervals){rules_line(spec, plan.cfg)}")
+              f"(95% intervals){rules_line(spec, plan.cfg)}{values_line(plan)}")
     return SimulateResult(result_table(plan, tally, seed), header,
                           {"seed": seed, unit: tally.blocks, "rules": spec.describe_config(plan.cfg)})
 
@@ -415,7 +428,7 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
     what = "games" if games_mode else "rounds"
     head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
             f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
-            f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}")
+            f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}{values_line(work)}")
     return CompareResult(results, paired_table(work, tally, seed, metrics), ranking_table(work, tally, seed, metrics),
                          f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
 
@@ -616,4 +629,19 @@ def chart(game: str, players: int = 4, policy: Optional[str] = None, games: int 
     from .chart import chart as run_chart
 
     return run_chart(game, players, policy, games, seed, **options)
+
+
+def tune(game: str, strategy: str, players: int = 4, *, vs: str = "self", budget: int = 200_000,
+         metric: str = "win_rate", seed: int = 1, threads: Optional[int] = None, candidates: Optional[int] = None,
+         dice_layout: Optional[str] = None, deck_file: Optional[Path] = None):
+    """Tune every parameter of ``strategy`` at once under noise (``llamasim tune``): a race on common
+    deals against ``vs`` (strategy specs, comma-separated, or ``"self"``), the pick re-measured on
+    fresh deals against the start. Returns a ``TuneResult`` (``final``, ``candidates``, ``race``,
+    ``summary()``, ``verdict``, ``pick_spec``, ``plot()``)."""
+    from .tune import tune as run_tune
+
+    spec = get_game(game)
+    cfg = spec.config(**game_options(dice_layout, deck_file))
+    return run_tune(spec, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
+                    candidates=candidates, cfg=cfg)
 

@@ -45,7 +45,7 @@ def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int 
     tally = empty_tally(plan)
     s1, s2 = tally.s1.copy(), tally.s2.copy()
     calls = [0]
-    entries = [(counting(p.strategy.policy, calls), p.params) for p in players]
+    entries = [(counting(p.strategy.policy, calls), p.params) for p in plan.entries]  # the values the kernel plays (presets)
     t0 = time.perf_counter()
     game.reference_blocks(7, 0, reference_rounds, plan.n_players, plan.entry_of_seat, plan.unit_of_seat,
                           len(plan.unit_labels), False, entries, plan.cfg, s1, s2)

@@ -132,8 +132,10 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
         for s in registry.strategies_for(g):
             rows.append({"game": g, "strategy": s.name,
                          "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
+                         "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
+                                              for n, vals in sorted(s.presets.items())) or "-",
                          "description": s.description})
-    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "description"])
+    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "presets", "description"])
     text = []
     for g, group in df.groupby("game", sort=False):
         text.append(f"{g}:")
@@ -142,6 +144,8 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
             text.append(f"  {r.strategy:<{width}}  {r.description}")
             if r.params != "-":
                 text.append(f"  {'':<{width}}  params: {r.params}")
+            if r.presets != "-":
+                text.append(f"  {'':<{width}}  presets (other counts: the nearest, ties to the larger): {r.presets}")
     emit(df, fmt, None, readable_text="\n".join(text))
 
 
@@ -572,6 +576,92 @@ def chart(
         notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
     text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
     emit(result.cells, fmt, out, readable_text=text)
+
+
+# ------------------------------------------------------------------------------------ tune
+
+
+@app.command()
+def tune(
+    game: str = GameOpt,
+    strategy: str = typer.Option(..., "--strategy", help="The strategy to tune (name, or name:k=v for another starting point)."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    vs: str = typer.Option("self", "--vs", help="The other seats: strategy specs, comma-separated (one fills every seat, or one per other seat), or 'self' (the current best)."),
+    budget: int = typer.Option(200_000, "--budget", help="Rounds to play in all (a full game counts its rounds); a quarter goes to the final check."),
+    metric: str = typer.Option("win_rate", "--metric", help="win_rate (full games to 40) or penalty_per_round (single rounds)."),
+    candidates: Optional[int] = typer.Option(None, "--candidates", help="Candidates per race round (default 8 + 8 per parameter, at most 32)."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the final table to this .csv, .json or .parquet file, and the candidates and the race next to it (x.candidates.csv, x.race.csv)."),
+    force: bool = ForceOpt,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Save the race and the final check as a .png or .svg image."),
+    quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+):
+    """Tune every parameter of a strategy at once, noise-aware (a race on common deals).
+
+    \b
+    Candidates: the starting parameters and a Latin-hypercube sample of the
+    parameters' bounds (whole-number parameters on the integer grid; the
+    whole grid when it is small). A race in stages: every candidate plays the
+    same deals in every seat against the field; a candidate whose paired
+    difference to the stage's leader is worse over its whole interval
+    (Bonferroni over the stage) is dropped, and successive halving keeps the
+    best half. Then a second race around the winner refines it. The pick and
+    the starting parameters are re-measured on fresh deals: the final table
+    gives both with 95% intervals and the pick's paired edge over the start.
+    --vs self: the other seats play the current leader (updated between
+    stages), and the final check is pick vs start head to head.
+    Same seed, same result, for any --threads.
+    """
+    from .output import to_json, write_tables
+
+    spec = _setup(game, strategies_file, quiet, fmt, out, force)
+    paths = _out_paths(out, ("results", "candidates", "race"), force)  # results: the final table
+    _check_plot(plot, force)
+    result = api.tune(game, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
+                      candidates=candidates, dice_layout=dice_layout, deck_file=deck_file)
+    tables = {"results": result.final, "candidates": result.candidates, "race": result.race}
+    write_tables({path: tables[name] for name, path in paths.items()})
+    if plot is not None:
+        from .plots import save
+
+        save(result.plot(), plot)
+    if fmt == "json":
+        doc = {"summary": {k: _json_value(v) for k, v in result.summary().items()},
+               "final": json.loads(to_json(result.final)), "candidates": json.loads(to_json(result.candidates)),
+               "race": json.loads(to_json(result.race))}
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+        return
+    if fmt == "csv":
+        result.final.to_csv(sys.stdout, index=False)
+        return
+    s = result.summary()
+    pick, start = result.final.iloc[0], result.final.iloc[1]
+    kept = result.candidates
+    print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
+          f"seed {seed}{api.rules_line(spec, spec.config(**api.game_options(dice_layout, deck_file)))}")
+    print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
+          f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
+          f"{result.rounds} rounds played")
+    print(f"fresh deals ({int(pick.deals)} deals):")
+    print(_aligned([["", "parameters", metric, "95% CI"],
+                    ["pick", pick.params, _num(pick.value), f"[{_num(pick.ci_low)}, {_num(pick.ci_high)}]"],
+                    ["start", start.params, _num(start.value), f"[{_num(start.ci_low)}, {_num(start.ci_high)}]"]]))
+    print(f"edge of the pick over the start: {s['edge']:+.4f} [{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]"
+          f" (p {_pval(pick.p_value)}): {result.verdict}")
+    print(f"use: --strategy {result.pick_spec}")
+    for path in paths.values():
+        print(f"wrote {path}")
+    if plot is not None:
+        print(f"wrote {plot}")
+
+
+def _json_value(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if np.isnan(v) else float(v)
+    return v
 
 
 # ------------------------------------------------------------------------------------ solve

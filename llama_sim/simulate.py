@@ -143,6 +143,7 @@ def seat_plan(game: GameSpec, players: list[registry.Player], games_mode: bool, 
     """``simulate``: seat s always plays ``players[s]``; one unit per seat."""
     n = len(players)
     _check_players(game, n)
+    players = [registry.at_table(p, n) for p in players]
     seats = np.arange(n, dtype=np.int64)[None, :]
     return Plan(game, n, players, seats.copy(), seats.copy(), [p.label for p in players], list(range(n)),
                 games_mode, cfg)
@@ -174,6 +175,7 @@ def rotation_plan(game: GameSpec, n_players: int, players: list[registry.Player]
     fill) fixed neighbours bias this table's comparisons."""
     k = len(players)
     _check_lineup(game, n_players, k)
+    players = [registry.at_table(p, n_players) for p in players]
     base = np.array([s % k for s in range(n_players)], dtype=np.int64)
     table = np.array([np.roll(base, -r) for r in range(n_players)], dtype=np.int64)
     return Plan(game, n_players, players, table, table.copy(), unique_labels(players), [None] * k,
@@ -209,7 +211,8 @@ def comparison_design(game: GameSpec, n_players: int, players: list[registry.Pla
     _check_lineup(game, n_players, k)
     if k < 2:
         raise UsageError("compare needs at least two strategies (for one, use --seat-table or simulate)")
-    return Design(game, n_players, list(players), unique_labels(players), games_mode, cfg,
+    players = [registry.at_table(p, n_players) for p in players]
+    return Design(game, n_players, players, unique_labels(players), games_mode, cfg,
                   seating_classes(n_players, k))
 
 

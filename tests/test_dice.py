@@ -24,7 +24,8 @@ DEFAULT = LAYOUTS["12-34-56"]  # die A 1234LL, B 1256LL, C 3456LL
 CFG = dice.GAME.config()
 LAYOUT_NAMES = list(LAYOUTS)
 SPECS = ["threshold", "always_roll", "random", "always_quit", "keep_llama", "solo_optimal",
-         "threshold:quit_at=20", "keep_llama:quit_at=16,keep=2", "solo_optimal:quit_at=14,keep_llama=1"]
+         "threshold:quit_at=20", "keep_llama:quit_at=16,keep=2", "solo_optimal:quit_at=14,keep_llama=1",
+         "watcher", "watcher:danger=5,danger_quit_at=20,solo=0"]
 
 
 def cards(text):
@@ -293,7 +294,7 @@ def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
     dice.reference_blocks(99, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
-                          [(p.strategy.policy, p.params) for p in players], plan.cfg, s1, s2)
+                          [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
     assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
     assert tally.s1.any()
 

@@ -158,7 +158,7 @@ def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
     lama.reference_blocks(99, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
-                          [(p.strategy.policy, p.params) for p in players], plan.cfg, s1, s2)
+                          [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
     assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
 
 

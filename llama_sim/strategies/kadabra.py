@@ -192,8 +192,15 @@ def greedy(obs, legal, params, rng):
 @strategy("kadabra", "threshold",
           "As greedy, but when it cannot play (and cannot pass with the magic token) it quits if its hand "
           "would score at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points (+10 magic) <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points (+10 magic) <= quit_at")},
+          presets={2: {"quit_at": 12}, 4: {"quit_at": 0}, 6: {"quit_at": 3}})
 def threshold(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g kadabra --strategy threshold -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g kadabra -p
+    N threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
+    preset over the defaults, 95% paired interval): 2p: quit_at=12, +0.039 [+0.029, +0.049]; 4p:
+    quit_at=0, +0.046 [+0.040, +0.052]; 6p: quit_at=3, +0.020 [+0.016, +0.025]. 3 and 5 players take the
+    4- and 6-player preset (nearest count, ties to the larger)."""
     phase = obs[OBS_PHASE]
     if phase == PHASE_GIVE:
         return next_target(obs, legal)
@@ -250,8 +257,26 @@ def stage_points(obs):
                                        "most this many cards (0: only when no card can be played)"),
                   "target": (0, 0, 2, "give away to: 0 the leader (fewest points), 1 the leader unless "
                                       "leading oneself (then the player with most points, to end the game), "
-                                      "2 the next player")})
+                                      "2 the next player")},
+          presets={2: {"quit_at": 14, "out_value": 2, "flee": 2.95, "pass_at": 5, "target": 1},
+                   4: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0},
+                   6: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0}})
 def showman(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g kadabra --strategy showman -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g kadabra -p
+    N showman:<preset> showman:quit_at=4,out_value=2,flee=0.5,pass_at=0,target=0 --games 20000 --seed 5
+    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
+    quit_at=14,out_value=2,flee=2.95,pass_at=5,target=1, +0.137 [+0.125, +0.149]; 4p: the defaults (tuning
+    kept them); 6p: the defaults (tuning's pick was worse on fresh deals). 3 and 5 players take the 4- and
+    6-player preset (nearest count, ties to the larger).
+
+    At 4 players the data cannot rank the built-ins (`llamasim compare -g kadabra -p 4 threshold:quit_at=0
+    showman greedy --games 20000 --seed 3 --threads 1`: showman - threshold +0.0075 [+0.0013, +0.0136], p
+    Holm 0.052). Tried (`llamasim compare -g kadabra -p 4 watcher:<values> showman --games 10000 --seed 11
+    --threads 1`, watcher in commit f4315f4: showman, but when stuck while an opponent still in holds <=
+    danger cards it draws): danger=1 +0.001 [-0.004, +0.006], danger=2 -0.000 [-0.006, +0.006],
+    danger=1,quit_at=6 -0.008 [-0.016, -0.001].
+    """
     phase = obs[OBS_PHASE]
     seat = obs[OBS_SEAT]
     if phase == PHASE_GIVE:

@@ -40,8 +40,15 @@ def greedy(obs, legal, params, rng):
 
 @strategy("lama", "threshold",
           "As greedy, but when it cannot play it quits if its hand's penalty is at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")},
+          presets={2: {"quit_at": 8}, 4: {"quit_at": 2}, 6: {"quit_at": 4}})
 def threshold(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g lama --strategy threshold -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
+    threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
+    preset over the defaults, 95% paired interval): 2p: quit_at=8 (tuning found no better value); 4p:
+    quit_at=2, +0.106 [+0.100, +0.112]; 6p: quit_at=4, +0.041 [+0.037, +0.045]. 3 and 5 players take the
+    4- and 6-player preset (nearest count, ties to the larger)."""
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
@@ -54,8 +61,28 @@ def threshold(obs, legal, params, rng):
           "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
           "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
           params={"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")})
+                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")},
+          presets={2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
+                   6: {"quit_at": 4, "ten_quit_at": 0}})
 def smart(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g lama --strategy smart -p N --vs self --budget
+    1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
+    smart:<preset> smart:quit_at=4,ten_quit_at=0 --games 20000 --seed 5 --threads 1` (win-rate edge of the
+    preset over the defaults, 95% paired interval): 2p: quit_at=97,ten_quit_at=9 (quit when stuck unless
+    holding a 10), +0.061 [+0.050, +0.072]; 4p and 6p: the defaults (tuning kept them). 3 and 5 players
+    take the 4- and 6-player preset (nearest count, ties to the larger).
+
+    The previous best at 4 players (`llamasim compare -g lama -p 4 threshold:quit_at=2 smart greedy
+    --games 20000 --seed 3 --threads 1`: smart - threshold +0.016 [+0.010, +0.023] win rate). Tried to
+    beat it at 4 players, all worse or not separable (`llamasim compare -g lama -p 4 <variant> smart
+    --games 10000 --seed 11 --threads 1`; the variants are in commit f4315f4): keep drawing while an
+    opponent still in holds <= 1 card (watcher:danger=1) -0.005 [-0.011, +0.000], <= 2 cards -0.015
+    [-0.022, -0.008]; quitting at <= 6 then instead (watcher as in commit da2c19a) -0.005 [-0.013,
+    +0.002]; near the game's end, the leader quits at <= 10 and the others at <= 4 (endgame, --games
+    20000) -0.038 [-0.042, -0.034]. At 2 players the 2-player preset, tuned in self-play, still loses
+    to threshold (`llamasim compare -g lama -p 2 smart threshold --games 20000 --seed 21 --threads 1`:
+    -0.059 [-0.069, -0.050]).
+    """
     a = greedy_play(obs, legal)
     if a >= 0:
         return a

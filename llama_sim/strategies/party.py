@@ -99,8 +99,15 @@ def greedy(obs, legal, params, rng):
 
 @strategy("party", "threshold",
           "As greedy, but when it cannot play it quits if its hand's points are at most quit_at, else draws.",
-          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points <= quit_at")})
+          params={"quit_at": (8, 0, 100, "quit when unable to play and hand points <= quit_at")},
+          presets={2: {"quit_at": 8}, 4: {"quit_at": 1}, 6: {"quit_at": 2}})
 def threshold(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g party --strategy threshold -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
+    threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
+    preset over the defaults, 95% paired interval): 2p: quit_at=8 (the default); 4p: quit_at=1, +0.126
+    [+0.120, +0.132]; 6p: quit_at=2, +0.046 [+0.042, +0.050]. 3 and 5 players take the 4- and 6-player
+    preset (nearest count, ties to the larger)."""
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
@@ -163,8 +170,25 @@ def min_opponent_cards(obs):
                   "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
                   "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
                                            "<= this many cards (0: never early)"),
-                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")})
+                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
+          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
 def chain(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
+    chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
+    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
+    quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
+    (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
+    larger).
+
+    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
+    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
+    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
+    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
+    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
+    """
     hand = own_hand(obs)
     top = obs[OBS_TOP]
     size = 0
