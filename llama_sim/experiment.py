@@ -36,8 +36,7 @@ The same spec and seed give identical tables. Each step states its conclusion in
 derived from the data, with its interval.
 
 Step kinds are a table (``STEP_KINDS``): a kind names its keys and its run, table, conclusion and
-display functions, so a new kind is one entry. ``PLANNED_KINDS`` are known but not available in
-this version: a spec that uses one is refused with that reason, never skipped.
+display functions and how ``--scale`` applies to it, so a new kind is one entry.
 """
 from __future__ import annotations
 
@@ -64,12 +63,6 @@ from .errors import UsageError
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
             "players", "rounds", "games", "precision", "max_rounds"}
 COUNT_KEYS = ("rounds", "games", "precision", "max_rounds")
-PLANNED_KINDS = {
-    "advise": "the advisor ('advise') is not part of this version",
-    "chart": "quit charts ('chart') are not part of this version",
-    "tune": "tuning ('tune') is not part of this version",
-}
-
 
 class SpecError(UsageError):
     """A spec problem: ``<file>: <key>: <problem>``."""
@@ -329,6 +322,79 @@ def _check_simulate(check, where, step, spec, defaults, game) -> dict:
     return {**args, "seats": seats}
 
 
+ADVISE_POSITION_KEYS = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
+                        "stage", "show", "row", "llama_row", "rows")
+
+
+def _check_advise(check, where, step, spec, defaults, game) -> dict:
+    """The position's keys are ``llamasim advise``'s options (TOML strings, numbers or lists), checked
+    by the advisor's own parser; the roll-out settings as in the command."""
+    from .advise import make_position
+
+    position = {k: step[k] for k in ADVISE_POSITION_KEYS if k in step}
+    try:
+        counts = None
+        deck_file = spec.get("options", {}).get("deck_file")
+        if game.name == "kadabra" and deck_file:
+            counts = game.config(deck_file=deck_file)
+        make_position(game.name, kadabra_counts=counts, **position)
+    except (UsageError, ValueError, TypeError) as exc:
+        check.fail(f"{where}position", str(exc))
+    args: dict = {"position": position}
+    if "policy" in step:
+        args["policy"] = _strategies(check, f"{where}policy", check.string(f"{where}policy", step["policy"]), game)[0]
+    if "opponents" in step:
+        args["opponents"] = _strategies(check, f"{where}opponents", step["opponents"], game)
+    if "horizon" in step:
+        args["horizon"] = check.string(f"{where}horizon", step["horizon"])
+        if args["horizon"] not in ("round", "game"):
+            check.fail(f"{where}horizon", f"use round or game, not '{args['horizon']}'")
+    if "rollouts" in step:
+        args["n_rollouts"] = check.integer(f"{where}rollouts", step["rollouts"])
+    if "precision" in step:
+        args["precision"] = check.finite(f"{where}precision", step["precision"])
+        if args["precision"] <= 0:
+            check.fail(f"{where}precision", "must be positive")
+    if "max_rollouts" in step:
+        args["max_rollouts"] = check.integer(f"{where}max_rollouts", step["max_rollouts"])
+    return args
+
+
+def _check_chart(check, where, step, spec, defaults, game) -> dict:
+    from .chart import CHART_GAMES, MEASURES
+
+    if game.name not in CHART_GAMES:
+        check.fail(f"{where}kind", f"quit charts exist for {', '.join(CHART_GAMES)}, not {game.name}")
+    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
+    (n,) = check.player_counts(f"{where}players" if "players" in step else "players", players, game, allow_list=False)
+    args: dict = {"players": n, "games": check.integer(f"{where}games", step.get("games", 20_000))}
+    if "policy" in step:
+        args["policy"] = _strategies(check, f"{where}policy", check.string(f"{where}policy", step["policy"]), game)[0]
+    if "measure" in step:
+        args["measure"] = check.string(f"{where}measure", step["measure"])
+        if args["measure"] not in MEASURES:
+            check.fail(f"{where}measure", f"use {', '.join(MEASURES)}, not '{args['measure']}'")
+    return args
+
+
+def _check_tune(check, where, step, spec, defaults, game) -> dict:
+    if "strategy" not in step:
+        check.fail(f"{where}strategy", "is required")
+    strategy = _strategies(check, f"{where}strategy", check.string(f"{where}strategy", step["strategy"]), game)[0]
+    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
+    (n,) = check.player_counts(f"{where}players" if "players" in step else "players", players, game, allow_list=False)
+    args: dict = {"strategy": strategy, "players": n,
+                  "budget": check.integer(f"{where}budget", step.get("budget", 200_000), low=1000)}
+    vs = step.get("vs", "self")
+    if vs != "self":
+        args["vs"] = ",".join(_strategies(check, f"{where}vs", vs, game))
+    if "metric" in step:
+        args["metric"] = check.string(f"{where}metric", step["metric"])
+        if args["metric"] not in ("win_rate", "penalty_per_round"):
+            check.fail(f"{where}metric", f"use win_rate or penalty_per_round, not '{args['metric']}'")
+    return args
+
+
 # ------------------------------------------------------------------------------------ running
 
 def _scaled(args: dict, scale: float) -> dict:
@@ -378,6 +444,42 @@ def _run_simulate(spec: Spec, args: dict, quiet: bool) -> list:
 
     rest = {k: v for k, v in args.items() if k != "seats"}
     return [api.simulate(spec.game, args["seats"], seed=spec.seed, quiet=quiet, **rest, **spec.options)]
+
+
+def _run_advise(spec: Spec, args: dict, quiet: bool) -> list:
+    from . import api
+
+    rest = {k: v for k, v in args.items() if k != "position"}
+    return [api.advise(spec.game, seed=spec.seed, **rest, **args["position"], **spec.options)]
+
+
+def _run_chart(spec: Spec, args: dict, quiet: bool) -> list:
+    from . import api
+
+    return [api.chart(spec.game, seed=spec.seed, **args)]
+
+
+def _run_tune(spec: Spec, args: dict, quiet: bool) -> list:
+    from . import api
+
+    return [api.tune(spec.game, seed=spec.seed, **args, **spec.options)]
+
+
+def _scaled_advise(args: dict, scale: float) -> dict:
+    """A fixed roll-out count scales; the default stop rule (3 standard errors or 0.02) does not."""
+    out = dict(args)
+    if "n_rollouts" in out:
+        out["n_rollouts"] = max(2, math.ceil(out["n_rollouts"] * scale))
+    if "max_rollouts" in out:
+        out["max_rollouts"] = max(2, math.ceil(out["max_rollouts"] * scale))
+    return out
+
+
+def _scaled_key(key: str, low: int) -> Callable[[dict, float], dict]:
+    def scaled(args: dict, scale: float) -> dict:
+        return {**args, key: max(low, math.ceil(args[key] * scale))}
+
+    return scaled
 
 
 # ------------------------------------------------------------------------------------ conclusions
@@ -480,6 +582,34 @@ def _conclude_simulate(results: list) -> str:
         + " (95% CIs).")
 
 
+def _conclude_advise(results: list) -> str:
+    return results[0].sentence
+
+
+def _conclude_chart(results: list) -> str:
+    """The chart's verdicts and its most frequent cell, with that cell's interval."""
+    r = results[0]
+    cells = r.cells[r.cells.chart == "pile"]
+    counts = cells.answer.value_counts()
+    share = {a: float(cells[cells.answer == a].share.sum()) for a in ("Q", "D", "?")}
+    top = cells.sort_values("decisions", ascending=False).iloc[0]
+    unit = "win probability" if r.measure == "win" else "points"
+    return (f"Under {r.policy} at {r.players} players ({r.games} games), quitting beats drawing in "
+            f"{counts.get('Q', 0)} cells ({share['Q']:.0%} of the stuck decisions), drawing beats quitting in "
+            f"{counts.get('D', 0)} ({share['D']:.0%}), and the data cannot separate {counts.get('?', 0)} "
+            f"({share['?']:.0%}); the most frequent cell (hand {int(top.hand_points)} points, {top.bin_low}-"
+            f"{top.bin_high} cards in the pile, token {top.token}) reads {top.answer}: quit - draw = "
+            f"{top.mean_quit_minus_draw:+.3f} {unit} (95% CI [{top.ci_low:+.3f}, {top.ci_high:+.3f}]).")
+
+
+def _conclude_tune(results: list) -> str:
+    r = results[0]
+    s = r.summary()
+    return (f"Tuning {r.strategy} at {r.players} players against {r.vs} picks {r.pick_spec}: on fresh deals its "
+            f"{_metric_words(r.metric)} differs from the start's by {s['edge']:+.4f} (95% CI "
+            f"[{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]): {r.verdict}.")
+
+
 # ------------------------------------------------------------------------------------ display tables
 
 def _ci(v, lo, hi, digits=4, sign=False) -> str:
@@ -528,6 +658,30 @@ def _display_simulate(results: list) -> pd.DataFrame:
                          "value [95% CI]": [_ci(*x) for x in zip(df.value, df.ci_low, df.ci_high)], "n": df.n})
 
 
+def _display_advise(results: list) -> pd.DataFrame:
+    r = results[0]
+    t = r.table
+    primary = "win_rate" if r.horizon == "game" else "penalty_per_round"
+    rows = []
+    for a in r.ranking:
+        own = t[(t.action == a) & (t.metric == primary)].iloc[0]
+        diff = t[(t.action == a) & (t.metric == primary + "_vs_best")]
+        rows.append({"action": a, f"{primary} [95% CI]": _ci(own.value, own.ci_low, own.ci_high, 3),
+                     "vs best [paired 95% CI]": (_ci(*diff[["value", "ci_low", "ci_high"]].iloc[0], 3, sign=True)
+                                                 if len(diff) else "-"), "n": int(own.n)})
+    return pd.DataFrame(rows)
+
+
+def _display_chart(results: list) -> pd.DataFrame:
+    return results[0].summary
+
+
+def _display_tune(results: list) -> pd.DataFrame:
+    f = results[0].final
+    return pd.DataFrame({"": f.iloc[:, 0] if "role" not in f else f.role, "parameters": f.params,
+                         "value [95% CI]": [_ci(*x) for x in zip(f.value, f.ci_low, f.ci_high)]})
+
+
 @dataclass(frozen=True)
 class StepKind:
     """One kind of step: its keys, validation, run, tables (name -> result attribute), conclusion
@@ -540,6 +694,7 @@ class StepKind:
     conclude: Callable
     display: Callable
     plot_suffix: Callable[[Any], str] = lambda r: ""
+    scale: Callable[[dict, float], dict] = lambda args, scale: _scaled(args, scale)  # --scale
 
 
 _COMMON = {"kind", "name", "title"}
@@ -553,9 +708,18 @@ STEP_KINDS: dict[str, StepKind] = {
     "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), _check_sweep,
                       _run_sweep, ("results", "summary"), _conclude_sweep, _display_sweep),
     "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "table"}), _check_solve, _run_solve, ("policy",),
-                      _conclude_solve, _display_solve),
+                      _conclude_solve, _display_solve, scale=lambda args, scale: args),
     "simulate": StepKind(frozenset(_COMMON | {"rounds", "games", "seats"}), _check_simulate, _run_simulate,
                          ("results",), _conclude_simulate, _display_simulate),
+    "advise": StepKind(frozenset(_COMMON | set(ADVISE_POSITION_KEYS) | {"policy", "opponents", "horizon", "rollouts",
+                                                                      "precision", "max_rollouts"}),
+                       _check_advise, _run_advise, ("table",), _conclude_advise, _display_advise,
+                       scale=_scaled_advise),
+    "chart": StepKind(frozenset(_COMMON | {"players", "games", "policy", "measure"}), _check_chart, _run_chart,
+                      ("cells", "summary"), _conclude_chart, _display_chart, scale=_scaled_key("games", 20)),
+    "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), _check_tune, _run_tune,
+                     ("final", "candidates", "race"), _conclude_tune, _display_tune,
+                     scale=_scaled_key("budget", 2000)),
 }
 
 
@@ -625,8 +789,6 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         if "kind" not in step:
             check.fail(f"{where}kind", f"is required ({', '.join(STEP_KINDS)})")
         kind = check.string(f"{where}kind", step["kind"])
-        if kind in PLANNED_KINDS:
-            check.fail(f"{where}kind", PLANNED_KINDS[kind])
         if kind not in STEP_KINDS:
             check.fail(f"{where}kind", f"unknown step kind '{kind}' (use {', '.join(STEP_KINDS)})")
         entry = STEP_KINDS[kind]
@@ -737,7 +899,7 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
             print(f"llamasim: step {i + 1}/{len(spec.steps)}: {step.name} ({step.title})", file=sys.stderr,
                   flush=True)
         t0 = time.perf_counter()
-        results = entry.run(spec, _scaled(step.args, scale) if step.kind != "solve" else step.args, quiet)
+        results = entry.run(spec, entry.scale(step.args, scale), quiet)
         seconds = time.perf_counter() - t0
         tables = {t: pd.concat([getattr(r, t) for r in results], ignore_index=True) for t in entry.tables}
         outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds))
@@ -747,9 +909,8 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
         "seed": spec.seed, "scale": scale, "llama_sim_version": _version(), "git_commit": _git_commit(),
         "python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
         "rules": game.describe_config(game.config(**spec.options)),
-        "steps": [{"name": o.step.name, "kind": o.step.kind, "arguments": _jsonable(_scaled(o.step.args, scale)
-                                                                                     if o.step.kind != "solve"
-                                                                                     else o.step.args),
+        "steps": [{"name": o.step.name, "kind": o.step.kind, "arguments": _jsonable(
+                       STEP_KINDS[o.step.kind].scale(o.step.args, scale)),
                    "seconds": round(o.seconds, 3), "conclusion": o.conclusion} for o in outcomes],
         "seconds": round(time.perf_counter() - started, 3),
     }

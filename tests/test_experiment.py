@@ -162,11 +162,63 @@ def test_every_shipped_spec_and_bundled_report_validates():
         assert spec.steps and all(s.kind in STEP_KINDS for s in spec.steps)
 
 
-def test_step_kinds_are_a_table_and_planned_kinds_are_refused():
-    from llama_sim.experiment import PLANNED_KINDS
+def test_step_kinds_are_a_table():
+    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate", "advise", "chart", "tune"}
 
-    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate"}
-    assert {"advise", "chart", "tune"} <= set(PLANNED_KINDS)
+
+def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
+    """A spec's advise, chart and tune steps give exactly the API's tables (same arguments), state a
+    conclusion with its interval, and their plots are written and referenced."""
+    import llama_sim
+
+    spec = write_spec(tmp_path, BASE + '''
+[[steps]]
+kind = "advise"
+name = "stuck"
+hand = "3 4 4"
+top = "3"
+hand_sizes = [5]
+quit = [1]
+pile = 10
+[[steps]]
+kind = "chart"
+players = 3
+games = 300
+[[steps]]
+kind = "tune"
+strategy = "threshold"
+vs = ["greedy"]
+metric = "penalty_per_round"
+budget = 20000
+''')
+    out = tmp_path / "report"
+    result = llama_sim.run_experiment(spec, out=out, quiet=True)
+    advice, chart, tuned = (o.results[0] for o in result.steps)
+    api_advice = llama_sim.advise("lama", hand="3 4 4", top="3", hand_sizes=[5], quit=[1], pile=10, seed=1)
+    pd.testing.assert_frame_equal(advice.table, api_advice.table)
+    assert advice.value("quit") == 7 and advice.value("play 3") == 0  # exact: alone, no draw allowed
+    pd.testing.assert_frame_equal(chart.cells, llama_sim.chart("lama", 3, games=300, seed=1).cells)
+    api_tuned = llama_sim.tune("lama", "threshold", 4, vs="greedy", metric="penalty_per_round", budget=20000, seed=1)
+    pd.testing.assert_frame_equal(tuned.final, api_tuned.final)
+    conclusions = result.conclusions
+    assert conclusions[0] == api_advice.sentence
+    assert "95% CI" in conclusions[1] and "95% CI" in conclusions[2]
+    check_report(out)
+    assert (out / "tables" / "stuck_table.csv").exists() and (out / "tables" / "3-tune_race.csv").exists()
+
+
+@pytest.mark.parametrize("step, key", [
+    ('kind = "advise"\nhand = "3 4 4 4 4 4 4 4 4 4"\ntop = "3"\nhand_sizes = [5]\npile = 10', "steps[0].position"),
+    ('kind = "advise"\nhand = "3 4"\ntop = "3"\nhand_sizes = [5]\npile = 10\nhorizon = "week"', "steps[0].horizon"),
+    ('kind = "chart"\nmeasure = "vibes"', "steps[0].measure"),
+    ('kind = "chart"\ngames = "many"', "steps[0].games"),
+    ('kind = "tune"', "steps[0].strategy"),
+    ('kind = "tune"\nstrategy = "nosuch"', "steps[0].strategy"),
+])
+def test_bad_advise_chart_tune_steps_name_the_key(capsys, tmp_path, step, key):
+    spec = write_spec(tmp_path, BASE + "[[steps]]\n" + step + "\n")
+    code, _, err = call(capsys, "run", str(spec), "--out", str(tmp_path / "r"), "-q")
+    assert code == 2 and key in err and err.count("\n") == 1, err
 
 
 def test_run_experiment_api_matches_the_compare_api(tmp_path):
