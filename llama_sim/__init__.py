@@ -4,12 +4,13 @@ Compiled kernels are cached on disk in a folder named after a hash of this packa
 (``~/.cache/llama_sim/<hash>``, or ``$LLAMA_SIM_CACHE/<hash>``). Why: Numba checks only the file
 of a cached function, but our kernels inline code from other modules and data files (``games/shedding.py`` into
 ``games/lama.py``, ``rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
-running. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
+running. The strategy library (top-level ``strategies/``, installed as ``llama_sim.strategies``)
+is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
 ``chart``, ``tune``, ``run_experiment``.
-``llama_sim.simulate``, ``llama_sim.solve``, ``llama_sim.advise``, ``llama_sim.chart`` and ``llama_sim.tune`` are also the modules of those names; calling them
+``llama_sim.simulate``, ``llama_sim.advise``, ``llama_sim.chart`` and ``llama_sim.tune`` are also the modules of those names; calling them
 calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
@@ -17,12 +18,29 @@ import os
 from pathlib import Path
 
 
+def _strategies_folder() -> Path | None:
+    """Where ``llama_sim.strategies`` is: the top-level ``strategies/`` of a source tree or an
+    editable install, or ``llama_sim/strategies`` inside an installed wheel."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(f"{__name__}.strategies")
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
 def _source_hash() -> str:
     digest = hashlib.sha1()
     root = Path(__file__).parent
     # The bundled data too: the chart strategies freeze llama_sim/data/*_chart.json into their code.
-    for path in sorted([*root.rglob("*.py"), *(root / "data").glob("*.json"), *(root / "data").glob("*.toml")]):
-        digest.update(str(path.relative_to(root)).encode())
+    files = [*root.rglob("*.py"), *(root / "data").glob("*.json"), *(root / "data").glob("*.toml")]
+    strategies = _strategies_folder()
+    if strategies is not None and root not in strategies.parents:  # the strategy library, kept outside
+        files += [p for p in strategies.glob("*.py")]
+    for path in sorted(files):
+        digest.update(str(path.name if root not in path.parents else path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -44,8 +62,8 @@ def _configure_cache() -> None:
 _configure_cache()
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "run_experiment"]
-_API_FUNCTIONS = {"compare", "seat_table", "sweep", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "solve", "advise", "chart", "tune"}
+_API_FUNCTIONS = {"compare", "seat_table", "sweep", "solve", "run_experiment"}
+_CALLABLE_MODULES = {"simulate", "advise", "chart", "tune"}
 
 
 def __getattr__(name: str):

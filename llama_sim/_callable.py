@@ -1,7 +1,7 @@
-"""Modules that are also API functions: ``llama_sim.simulate`` and ``llama_sim.solve``.
+"""Modules that are also API functions: ``llama_sim.simulate``, ``advise``, ``chart`` and ``tune``.
 
-Why: the package's submodules ``simulate.py`` and ``solve.py`` share their names with the API
-functions ``llama_sim.simulate(...)`` and ``llama_sim.solve(...)``. Python binds a submodule to the
+Why: the package's submodules ``simulate.py``, ``advise.py``, ``chart.py`` and ``tune.py`` share their
+names with the API functions ``llama_sim.simulate(...)``, ``llama_sim.advise(...)`` and so on. Python binds a submodule to the
 package attribute of the same name whenever it is imported, so a plain function there would be
 replaced by the module. Instead each of these modules is made callable: calling it calls the API
 function of ``llama_sim.api`` (same arguments), and its attributes stay the module's.

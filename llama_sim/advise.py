@@ -373,7 +373,7 @@ def _parse_magic(magic, n: int) -> int:
 
 def _dice_position(row, llama_row, rows, quit, scores, discard, hand, top, hand_sizes, pile) -> Position:
     from .games import dice as D
-    from .solve import parse_cards as dice_cards
+    from .games.dice.solver import parse_cards as dice_cards
 
     for name, value in (("--hand", hand), ("--top", top), ("--hand-sizes", hand_sizes), ("--pile", pile)):
         if value is not None:
@@ -1271,7 +1271,7 @@ def advise_position(pos: Position, *, actions: list[str] | None = None, policy=N
 
 def _dice_exact(pos: Position, chosen: list[int], cfg, seed: int) -> AdviceResult:
     """A lone dice player: ``solve dice``'s exact values (token returns not counted, as there)."""
-    from .solve import solve_solo
+    from .games.dice.solver import solve_solo
 
     layout = D.LAYOUT_NAMES[int(cfg[0])]
     v = solve_solo(pos.hand, pos.llama_row, layout)

@@ -67,7 +67,7 @@ def test_kadabra_alone_tokens_are_the_score():
 
 
 def test_dice_alone_is_the_exact_solver_and_equals_solve_dice():
-    from llama_sim.solve import solve_solo
+    from llama_sim.games.dice.solver import solve_solo
 
     res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4", quit="1,2")
     v = solve_solo("2 5 L", "1 2 3 4 5 6 L")

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llama_sim import registry, rng, stats
-from llama_sim import solve as sv
-from llama_sim.dice_tables import LAYOUTS, p_three_llamas
+from llama_sim.games.dice import solver as sv
+from llama_sim.games.dice.tables import LAYOUTS, p_three_llamas
 from llama_sim.errors import UsageError
 from llama_sim.games import common, dice
 from llama_sim.registry import POLICY_SIG

@@ -5,9 +5,9 @@ import subprocess
 import pandas as pd
 import pytest
 
-from llama_sim import solve as sv
+from llama_sim.games.dice import solver as sv
 from llama_sim.cli import main
-from llama_sim.dice_tables import LAYOUTS
+from llama_sim.games.dice.tables import LAYOUTS
 from llama_sim.output import RESULT_COLUMNS
 
 

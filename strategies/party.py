@@ -29,12 +29,12 @@ against ``threshold``: +0.182 [+0.176, +0.188] win rate.
 """
 from numba import njit
 
-from ..games.party import (
+from llama_sim.games.party import (
     CAN_PLAY, DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES,
     OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
-from ..registry import strategy
-from ._helpers import random_legal
+from llama_sim.registry import strategy
+from llama_sim.strategies._helpers import random_legal
 
 N_CLASSES = 7
 
@@ -231,8 +231,8 @@ def chain(obs, legal, params, rng):
 
 import numpy as np  # noqa: E402
 
-from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from ..games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402 (OBS_HAND_SIZES, OBS_QUIT above)
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from llama_sim.games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402 (OBS_HAND_SIZES, OBS_QUIT above)
 
 # chain's rules as an inlinable function, with its default parameters, for its card choice.
 _chain_rule = njit(cache=True, inline="always")(chain)

@@ -8,7 +8,7 @@ which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code).
 ----------------------------------------------------
 Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen and the
 player's row only shrinks, so the state is (row, llama row) and the optimum is the dynamic
-programme of ``llama_sim.solve`` (quit value = row penalty; roll when the average over the
+programme of ``llama_sim.games.dice.solver`` (quit value = row penalty; roll when the average over the
 non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas), is
 lower: the three-llama self-loop solved exactly). A policy has no memory between calls, so
 ``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
@@ -16,7 +16,7 @@ row (``solo_values``: at most 1458 states for the largest possible 13-card row, 
 different cards, tens of microseconds; rolls that act alike on the row are merged first). The roll
 outcomes of all 15 layouts are module-level constant tables (``OUT_*``, grouped by the multiset of
 faces shown), indexed by ``obs[OBS_LAYOUT_ID]``; tests check ``solo_values`` and the policy's
-choices against ``llama_sim.solve``. Ties follow ``llama_sim.solve``: quit when quitting is as good as rolling
+choices against ``llama_sim.games.dice.solver``. Ties follow ``llama_sim.games.dice.solver``: quit when quitting is as good as rolling
 (within 1e-12), and among equally good discards the one discarding more cards (then the lowest
 mask). What is minimised is the round's card penalty; the solver ignores token returns.
 
@@ -31,14 +31,14 @@ lists the rolls after which the optimum keeps a matching card).
 import numpy as np
 from numba import njit
 
-from ..dice_tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
-from ..games.dice import (
+from llama_sim.games.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
+from llama_sim.games.dice import (
     DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
     OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROW, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD, PHASE_TAKE,
     PHASE_TURN, QUIT, ROLL, TAKE_BASE,
 )
-from ..registry import strategy
-from ._helpers import first_legal, random_legal
+from llama_sim.registry import strategy
+from llama_sim.strategies._helpers import first_legal, random_legal
 
 assert _LLAMA == LLAMA
 TIE_TOL = 1e-12
@@ -186,7 +186,7 @@ def solo_values(row, lmask, layout_id):
     bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
 
     Returns (strides, values, quit value of ``row``, roll value of ``row``: rolling once, then
-    playing optimally, as ``llama_sim.solve``); values[0] = 0 is the empty row (went out)."""
+    playing optimally, as ``llama_sim.games.dice.solver``); values[0] = 0 is the empty row (went out)."""
     strides = np.empty(N_CODES, np.int64)
     acc = 1
     for c in range(N_CODES):

@@ -49,7 +49,7 @@ import numba as nb
 import numpy as np
 import pandas as pd
 
-from llama_sim.dice_tables import (
+from .tables import (
     LLAMA,
     N_CODES,
     N_DICE,
@@ -566,8 +566,3 @@ def solo_plan(start_row, llama_row, layout=None) -> SoloPlan:
     strides, q, r, v, rb = solve_solo_numba(start, lr, t.rolled, t.weights, t.denom)
     return SoloPlan(strides, q, r, v, rb)
 
-
-# ``llama_sim.solve(...)`` is the API function ``llama_sim.api.solve`` (this module is callable).
-from ._callable import make_callable  # noqa: E402
-
-make_callable(__name__, "solve")

@@ -7,7 +7,7 @@ Rules as played (``shared/rules/lama-dice.txt``, the same game as ``dont-llama-d
   every round. The other 36 (five each of 1..6, six llamas) are shuffled; each player gets 6 into
   a face-up *row*; the rest are set aside for the round.
 - Three dice, each with two llama faces and four numbers, every number on exactly two dice. The
-  layout is a rule-set option (``--dice-layout``, see ``llama_sim.dice_tables``: 15 layouts,
+  layout is a rule-set option (``--dice-layout``, see ``llama_sim.games.dice.tables``: 15 layouts,
   default ``12-34-56`` = die A 1234LL, B 1256LL, C 3456LL).
 - A turn is *roll* or *quit* (quitting is always allowed; the row stays and scores). After a
   roll, in this order:
@@ -73,7 +73,7 @@ both draw deals from ``DEAL_STREAM``, rolls from ``DICE_STREAM`` and policy rand
 ``play_round_entry`` is ``play_round`` with one explicit signature for Python callers;
 ``simulate_position`` plays a typed-in position (rows, llama row, who has quit, scores) many times
 (``run_positions``); ``simulate_solo`` does it for a solo position, to set ``solo_optimal`` against
-the exact values of ``llamasim solve dice`` (``solve_position_table``, on ``llama_sim.solve``).
+the exact values of ``llamasim solve dice`` (``solve_position_table``, on ``llama_sim.games.dice.solver``).
 
 Speed notes: ``play_core`` (the round loop behind ``play_round``), ``deal_round`` and
 ``deal_shuffle`` are compiled without Numba's reference counting (``_nrt=False``: they allocate
@@ -100,7 +100,7 @@ OBS_PLAYERS           1         number of players n
 OBS_PHASE             2         PHASE_TURN 0 (roll/quit), PHASE_DISCARD 1, PHASE_TAKE 2
 OBS_ACTIVE            3         players still in the round (acting player included; 1 = alone)
 OBS_TURN              4         decisions taken so far this round
-OBS_LAYOUT_ID         5         index of the dice layout in ``dice_tables.LAYOUTS`` (0..14)
+OBS_LAYOUT_ID         5         index of the dice layout in ``tables.LAYOUTS`` (0..14)
 OBS_DICE              6..8      faces (codes) of the most recent roll, per die; -1 before any
 OBS_ROLLED            9..15     that roll as counts per code
 OBS_ROW               16..22    own row: count of each code
@@ -120,16 +120,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, types
 
-from .. import rng as R
-from ..dice_tables import DEFAULT_LAYOUT_NAME, LAYOUTS, format_layout, parse_layout, validate_layout
-from ..errors import UsageError
-from ..jit import Kernel
-from ..registry import POLICIES_TYPE
-from .common import (
+from ... import rng as R
+from .tables import DEFAULT_LAYOUT_NAME, LAYOUTS, format_layout, parse_layout, validate_layout
+from ...errors import UsageError
+from ...jit import Kernel
+from ...registry import POLICIES_TYPE
+from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
     distinct_penalty, entry_of, largest_token, reference_block_loop, win_units,
 )
-from .draws import NO_NRT as _NO_NRT, deal_shuffle, randint
+from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 
 N_CODES = 7
 LLAMA = 6
@@ -196,7 +196,7 @@ def roll_faces(faces, o):
 
 def layout_cfg(layout) -> np.ndarray:
     """cfg for the kernels: [layout id, 18 face codes of the canonical layout] (dice in canonical
-    order: die A is the first row of ``dice_tables.LAYOUTS[name]``). ValueError if invalid."""
+    order: die A is the first row of ``tables.LAYOUTS[name]``). ValueError if invalid."""
     arr = parse_layout(layout) if isinstance(layout, str) else validate_layout(np.asarray(layout, dtype=np.int64))
     i = next(i for i, name in enumerate(LAYOUT_NAMES) if np.array_equal(LAYOUTS[name], arr))
     return np.concatenate([[i], arr.ravel()]).astype(np.int64)
@@ -930,8 +930,8 @@ def simulate_position(rows, llama_row, players, n_rounds: int, seed: int = 1, la
     an independent block; use ``stats.estimate(tally, "penalty_per_round", seat)``) and the count
     of each END_* reason.
     """
-    from ..registry import policy_tuple
-    from ..stats import ROUND_METRICS, Tally
+    from ...registry import policy_tuple
+    from ...stats import ROUND_METRICS, Tally
 
     rows, llama_row, discarded, quit, start, scores = check_position(rows, llama_row, discarded, quit, start, scores)
     n = rows.shape[0]
@@ -976,9 +976,9 @@ def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int 
     ``row``/``llama_row``: card text ("2 5 L") or count vectors; ``strategy``: a spec such as
     ``"solo_optimal"``. Returns ``(estimate, ends)``: the ``stats.Estimate`` of the round's penalty
     for the solo player (comparable with ``llamasim solve dice``) and the count of each END_*."""
-    from ..registry import parse_spec
-    from ..solve import parse_cards
-    from ..stats import estimate
+    from ...registry import parse_spec
+    from .solver import parse_cards
+    from ...stats import estimate
 
     row = parse_cards(row) if isinstance(row, str) else np.asarray(row, np.int64)
     lrow = parse_cards(llama_row) if isinstance(llama_row, str) else np.asarray(llama_row, np.int64)
@@ -991,7 +991,7 @@ def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int 
 
 
 # --------------------------------------------------------------------------------------------
-# The solo phase, solved exactly (``llamasim solve dice``; the solver is ``llama_sim.solve``)
+# The solo phase, solved exactly (``llamasim solve dice``; the solver is ``llama_sim.games.dice.solver``)
 # --------------------------------------------------------------------------------------------
 
 
@@ -1000,7 +1000,7 @@ def parse_solo_position(row: str | None, llama_row: str) -> tuple[np.ndarray | N
 
     A row starts with 6 cards and grows only by taking llama-row cards, so it holds at most
     6 + (7 - cards left in the llama row) cards; no value can exceed its 6 (llamas: 7) copies."""
-    from ..solve import parse_cards
+    from .solver import parse_cards
 
     try:
         lrow = parse_cards(llama_row)
@@ -1029,8 +1029,8 @@ def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
     """The rolls after which the optimum does NOT discard every card it could: "roll: discard"
     items (e.g. "1 3 L: 3" keeps the llama), '; '-separated, "-" if none. With ``best`` this
     column completes the policy: after every other roll, discard all matching cards."""
-    from ..dice_tables import rolled_count_table
-    from ..solve import best_discard, format_cards, parse_cards
+    from .tables import rolled_count_table
+    from .solver import best_discard, format_cards, parse_cards
 
     row = parse_cards(row_text)
     items = []
@@ -1056,7 +1056,7 @@ def solve_position_table(row: str | None, llama_row: str, layout: str | None, ta
     optimal discard leaves a matching card in the row (see ``_partial_discards``)."""
     import pandas as pd
 
-    from ..solve import format_cards, policy_table, solo_table, solve_solo
+    from .solver import format_cards, policy_table, solo_table, solve_solo
 
     cfg = _config(**({} if layout is None else {"dice_layout": layout}))
     name = LAYOUT_NAMES[int(cfg[0])]

@@ -1,7 +1,7 @@
 """Small jitted building blocks that many policies use."""
 from numba import njit
 
-from .. import rng as R
+from llama_sim import rng as R
 
 
 @njit(cache=True, inline="always")

@@ -17,14 +17,14 @@ round at no change in wins; returning the magic token early (pass_at=1) -0.3 win
 """
 from numba import njit
 
-from ..games.kadabra.tables import (
+from llama_sim.games.kadabra.tables import (
     CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA_CODES, MAGIC_POINTS, MAGIC_STAGE, N_CODES, N_VALUES,
     OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
     OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW, QUIT,
     RETURN_MAGIC, SHOW_AT, VALUE_POINTS,
 )
-from ..registry import strategy
-from ._helpers import random_legal
+from llama_sim.registry import strategy
+from llama_sim.strategies._helpers import random_legal
 
 # ----------------------------------------------------------------------------- building blocks
 

@@ -1,9 +1,9 @@
 """Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.games.lama``."""
 from numba import njit
 
-from ..games.lama import DRAW, N_CODES, OBS_HAND, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
-from ..registry import strategy
-from ._helpers import count_penalty, random_legal
+from llama_sim.games.lama import DRAW, N_CODES, OBS_HAND, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
+from llama_sim.registry import strategy
+from llama_sim.strategies._helpers import count_penalty, random_legal
 
 
 @strategy("lama", "always_quit", "Quits at its first decision.")
@@ -96,8 +96,8 @@ def smart(obs, legal, params, rng):
 # chart: a quit chart (``llamasim chart``) as a strategy
 # --------------------------------------------------------------------------------------------
 
-from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from ..games.lama import (  # noqa: E402
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from llama_sim.games.lama import (  # noqa: E402
     MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT,
 )
 
