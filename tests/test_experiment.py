@@ -112,7 +112,7 @@ rounds = 2000
     (BASE + STEP + "players = 9\n", "steps[0].players", "2 to 6 players"),
     (BASE + STEP + "players = [3, 1]\n", "steps[0].players[1]", "2 to 6 players"),
     (BASE + STEP.replace('"compare"', '"fly"'), "steps[0].kind", "unknown step kind"),
-    (BASE + STEP.replace('"compare"', '"advise"'), "steps[0].kind", "not part of this version"),
+    (BASE + STEP.replace("\"compare\"", "\"advise\""), "steps[0].strategies", "unknown key"),
     (BASE + STEP + 'metrics = ["win_rate"]\n', "steps[0].metrics", "need --games"),
     (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\ngrid = { quit_at = "0:1" }\n',
      "steps[0].grid.quit_at", "lo:hi:step"),
