@@ -657,6 +657,8 @@ def tune(
 
 
 def _json_value(v):
+    import numpy as np
+
     if isinstance(v, (np.integer,)):
         return int(v)
     if isinstance(v, (np.floating, float)):

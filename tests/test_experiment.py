@@ -275,5 +275,5 @@ def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_th
                                        'strategies = "all"\nplayers = 6\n[[steps]]\nkind = "compare"\n'
                                        'strategies = ["mine_spec_test", "greedy"]\n')
     steps = load_spec(spec).steps
-    assert steps[0].args["strategies"] == ["always_quit", "greedy", "random", "smart", "threshold"]
+    assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "smart", "threshold"]
     assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numba import njit, types
 
+from llama_sim.errors import UsageError
 from llama_sim import registry, rng, stats
 from llama_sim.errors import UsageError
 from llama_sim.games import common, kadabra as K
@@ -668,15 +669,17 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     players = [registry.parse_spec("kadabra", "always_quit"), registry.parse_spec("kadabra", "always_collect_test")]
     for games_mode in (False, True):
         plan = seat_plan(K.GAME, players, games_mode, K.GAME.config())
-        with pytest.raises(ValueError) as kernel_err:
+        # seat 0 quits, seat 1 (entry 1) cheats: the kernel's ValueError("illegal action", 1, 1, COLLECT)
+        # reaches run() callers as the one-line error naming the strategy, the seat and the action
+        with pytest.raises(UsageError) as kernel_err:
             run(plan, 1, 0, 10, threads=1)
-        assert kernel_err.value.args == ("illegal action", 1, 1, COLLECT)  # seat 0 quits, seat 1 (entry 1) cheats
+        assert str(kernel_err.value) == "strategy 'always_collect_test' (seat 1) chose an illegal action: collect"
         d = len(plan.metrics) * 2
         with pytest.raises(ValueError) as reference_err:
             K.reference_blocks(1, 0, 10, 2, plan.entry_of_seat, plan.unit_of_seat, 2, games_mode,
                                [(p.strategy.policy, p.params) for p in players], plan.cfg,
                                np.zeros(d, np.int64), np.zeros((d, d), np.int64))
-        assert reference_err.value.args == kernel_err.value.args
+        assert reference_err.value.args == ("illegal action", 1, 1, COLLECT)
 
 
 @njit(POLICY_SIG, cache=True)
