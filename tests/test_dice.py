@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llama_sim.errors import UsageError
 from llama_sim import registry, rng, stats
 from llama_sim.games.dice import solver as sv
 from llama_sim.games.dice.tables import LAYOUTS, p_three_llamas
