@@ -12,7 +12,6 @@ from numba import njit, types
 
 from llama_sim.errors import UsageError
 from llama_sim import registry, rng, stats
-from llama_sim.errors import UsageError
 from llama_sim.games import common, kadabra as K
 from llama_sim.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
 from llama_sim.simulate import comparison_design, rotation_plan, run, seat_plan
