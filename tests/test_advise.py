@@ -7,20 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llama_sim import advise as A
-from llama_sim.cli import main
 from llama_sim.games import lama
 from llama_sim.registry import parse_spec
-
-
-def call(capsys, *args):
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_helpers import call
 
 
 def exact_values(res, metric="penalty_per_round"):

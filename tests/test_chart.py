@@ -14,20 +14,10 @@ from llama_sim import chart as C
 from llama_sim import registry
 from llama_sim.chart_data import (FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, TOKENS, bins,
                                   bundled_document, tables_from_document)
-from llama_sim.cli import main
 from llama_sim.games import lama
+from cli_helpers import call
 
 SMALL = dict(games=600, seed=3)
-
-
-def call(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _fresh_hand_exact():

@@ -6,19 +6,8 @@ import sys
 import pandas as pd
 import pytest
 
-from llama_sim.cli import main
 from llama_sim.output import RESULT_COLUMNS
-
-
-def call(capsys, *args):
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_helpers import call
 
 
 def test_module_entry_point_and_help():

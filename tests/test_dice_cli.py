@@ -6,20 +6,9 @@ import pandas as pd
 import pytest
 
 from llama_sim.games.dice import solver as sv
-from llama_sim.cli import main
 from llama_sim.games.dice.tables import LAYOUTS
 from llama_sim.output import RESULT_COLUMNS
-
-
-def call(capsys, *args):
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_helpers import call
 
 
 # ----------------------------------------------------------------------------- simulate / compare / bench

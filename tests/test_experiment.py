@@ -9,22 +9,12 @@ import pandas as pd
 import pytest
 
 import llama_sim
-from llama_sim.cli import main
 from llama_sim.experiment import STEP_KINDS, load_spec
+from cli_helpers import call
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "experiments" / "lama-quit-threshold.toml"
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def call(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def check_report(folder: Path) -> None:

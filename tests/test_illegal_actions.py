@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from llama_sim import registry
-from llama_sim.cli import main
 from llama_sim.errors import ILLEGAL_ACTION, UsageError, illegal_action_error
 from llama_sim.games import get_game
 from llama_sim.games import lama, party
 from llama_sim.simulate import raise_illegal_action, run, run_chunk, seat_plan
+from cli_helpers import call
 
 MODULES = {"lama": lama, "party": party}
 
@@ -41,16 +41,6 @@ def cheats(request, tmp_path_factory):
     path.write_text(CHEATS.format(game=game))
     registry.load_file(path)
     return game, path
-
-
-def call(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # Seat 0 quits at once, so the cheat at seat 1 makes the round's second decision alone in the round

@@ -9,21 +9,11 @@ import pytest
 
 from llama_sim import output
 from llama_sim.cli import main
+from cli_helpers import call
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = ["--rounds", "200", "-q"]
 COMPARE = ["compare", "-g", "lama", "greedy", "threshold"] + SMALL
-
-
-def call(capsys, *args):
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(code, err, needle=""):

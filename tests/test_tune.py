@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from llama_sim import registry, stats
-from llama_sim.cli import main
 from llama_sim.games import get_game
 from llama_sim.stats import ROUND_METRICS, Tally
 from llama_sim.tune import (GameEvaluator, Space, candidate_points, local_points, race, search_space, tune,
                             tune_points)
+from cli_helpers import call
 
 
 class Synthetic:
@@ -166,17 +166,6 @@ def test_self_play_in_full_games():
     assert 2_000 < result.rounds < 3_000 * 1.5
 
 
-def _cli(capsys, *args):
-    """Run the CLI in-process; return (exit status, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.mark.parametrize("args", [
     ["--game", "lama", "--strategy", "greedy"],  # no parameters
     ["--game", "lama", "--strategy", "nope"],
@@ -190,7 +179,7 @@ def _cli(capsys, *args):
     ["--game", "lama", "--strategy", "threshold", "--threads", "0"],
 ])
 def test_bad_input_exits_2_with_one_line(capsys, args):
-    code, out, err = _cli(capsys, "tune", *args)
+    code, out, err = call(capsys, "tune", *args)
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("llamasim: error:") and out == ""
 
@@ -200,11 +189,11 @@ def test_cli_json_is_one_document_and_out_is_not_overwritten(capsys, tmp_path):
     args = ["tune", "--game", "lama", "--strategy", "threshold", "--players", "2", "--vs", "greedy",
             "--metric", "penalty_per_round", "--budget", "2000", "--candidates", "4", "--format", "json",
             "--out", str(out), "-q"]
-    code, out_text, err = _cli(capsys, *args)
+    code, out_text, err = call(capsys, *args)
     assert code == 0, err
     doc = json.loads(out_text)
     assert set(doc) == {"summary", "final", "candidates", "race"}
     assert doc["summary"]["pick"].startswith("threshold:quit_at=")
     assert out.exists() and (tmp_path / "t.race.csv").exists() and (tmp_path / "t.candidates.csv").exists()
-    code, _, err = _cli(capsys, *args)
+    code, _, err = call(capsys, *args)
     assert code == 2 and "exists" in err
