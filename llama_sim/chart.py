@@ -73,8 +73,10 @@ from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, WIN_UNITS, larges
 from .jit import Kernel
 from .registry import MAX_PARAMS, POLICIES_TYPE
 
-CHART_GAMES = ("lama", "party")
-DEFAULT_POLICY = {"lama": "smart", "party": "chain"}
+CHART_GAMES = ("lama", "party", "dice")
+# dice: solo_optimal keeping one llama before it is alone is keep_llama's play (discards, takes) with
+# the exact optimum alone: the play the dice ``chart`` strategy keeps besides its roll-or-quit choice.
+DEFAULT_POLICY = {"lama": "smart", "party": "chain", "dice": "solo_optimal:keep_llama=1"}
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
 MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
@@ -89,6 +91,10 @@ N_STATS = 6
 DEFAULT_PILE_EDGES = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 32, 40)
 DEFAULT_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 9, 12, 16)
 BUNDLED_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16)
+# dice: the ``pile`` feature is the cards left in the llama row (1..7), ``opponent`` the smallest row
+# of another player still in (a row holds 1 to 13 cards).
+DICE_PILE_EDGES = (1, 2, 3, 4, 5, 6, 7)
+DICE_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 
 # --------------------------------------------------------------------------------------------
@@ -439,8 +445,8 @@ def _player(game: str, policy: str) -> registry.Player:
 
 
 def chart(game: str, players: int = 4, policy: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
-          threads: int | None = None, pile_edges: tuple[int, ...] = DEFAULT_PILE_EDGES,
-          opp_edges: tuple[int, ...] = DEFAULT_OPP_EDGES, progress=None, measure: str = "own") -> ChartResult:
+          threads: int | None = None, pile_edges: tuple[int, ...] | None = None,
+          opp_edges: tuple[int, ...] | None = None, progress=None, measure: str = "own") -> ChartResult:
     """The quit charts of ``game`` for ``players`` players under ``policy`` (see the module docstring).
 
     ``measure``: ``own`` values a branch by the deciding player's net score change (as
@@ -459,11 +465,25 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
     policy = policy or DEFAULT_POLICY[spec.name]
     player = _player(spec.name, policy)
+    dice = spec.name == "dice"
+    pile_edges = tuple(pile_edges) if pile_edges is not None else (DICE_PILE_EDGES if dice else DEFAULT_PILE_EDGES)
+    opp_edges = tuple(opp_edges) if opp_edges is not None else (DICE_OPP_EDGES if dice else DEFAULT_OPP_EDGES)
     pile_bin, pile_spans = bins(pile_edges, MAX_PILE, "pile")
     opp_bin, opp_spans = bins(opp_edges, MAX_HAND, "opponent")
-    funcs, _ = registry.policy_tuple([player])
-    params = player.params.reshape(1, MAX_PARAMS).copy()
-    kernel = COLLECTORS[spec.name]
+    if dice:
+        # entry 0 the policy, entry 1 the same with its first decision forced (chart_dice)
+        from . import chart_dice
+        from .advise import _turn_index, forced_policy
+        key = player.strategy.game + "." + player.strategy.name
+        funcs = (player.strategy.policy, forced_policy("dice", key, player.strategy.policy, _turn_index("dice")))
+        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
+        params = np.zeros((2, MAX_PARAMS + 1), np.float64)
+        params[:, :MAX_PARAMS] = player.params
+        kernel = chart_dice.collect
+    else:
+        funcs, _ = registry.policy_tuple([player])
+        params = player.params.reshape(1, MAX_PARAMS).copy()
+        kernel = COLLECTORS[spec.name]
     kernel.get()
     shape_pile = (N_STATS, len(TOKENS), MAX_POINTS, len(pile_spans))
     shape_opp = (N_STATS, len(TOKENS), MAX_POINTS, len(opp_spans))
