@@ -399,6 +399,15 @@ class ChartResult:
 
 
 MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
+_SHEDDING_WORDS = {"letter": "D", "play_on": "draw", "decision": "stuck decisions (no card fits, drawing legal)",
+                   "question": "quit or draw when no card fits?", "points": "hand points when stuck (points)",
+                   "pile": "cards left in the draw pile", "opponent": "smallest hand of an opponent still in (cards)"}
+# How a chart is labelled: the answer letter for playing on, and the words of tables and plots.
+WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS,
+           "dice": {"letter": "R", "play_on": "roll",
+                    "decision": "roll-or-quit decisions with another player still in",
+                    "question": "roll or quit while others are still in?", "points": "own row points (points)",
+                    "pile": "cards left in the llama row", "opponent": "smallest row of another player still in (cards)"}}
 CELL_COLUMNS = ["game", "players", "policy", "measure", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
                 "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "effective_games", "share",
                 "per_game", "policy_quit_rate", "seed"]
@@ -406,8 +415,18 @@ FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
 FEATURE_CODES = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}
 
 
+def _spans(game: str, chart_name: str, edges: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Each bin's (low, high); a dice bin ends where the feature does (7 llama-row cards, 13-card rows)."""
+    spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
+    if game == "dice":
+        top = 7 if chart_name == "pile" else 13
+        spans = [(lo, max(lo, min(hi, top))) for lo, hi in spans]
+    return spans
+
+
 def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
            seed: int, total: int, scale: int) -> pd.DataFrame:
+    play_on = WORDING[game]["letter"]
     rows = []
     for t, p, b in zip(*np.nonzero(acc[N_STAT])):
         n_dec = int(acc[N_STAT, t, p, b])
@@ -424,7 +443,7 @@ def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: 
         if effective_games >= MIN_GAMES and hi < 0:
             answer = "Q"
         elif effective_games >= MIN_GAMES and lo > 0:
-            answer = "D"
+            answer = play_on
         rows.append((game, players, policy, measure, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
                      answer, mean, lo, hi, n_dec, effective_games, n_dec / total, n_dec / games,
                      acc[S_POLICY_QUIT, t, p, b] / n_dec, seed))
@@ -468,8 +487,9 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     dice = spec.name == "dice"
     pile_edges = tuple(pile_edges) if pile_edges is not None else (DICE_PILE_EDGES if dice else DEFAULT_PILE_EDGES)
     opp_edges = tuple(opp_edges) if opp_edges is not None else (DICE_OPP_EDGES if dice else DEFAULT_OPP_EDGES)
-    pile_bin, pile_spans = bins(pile_edges, MAX_PILE, "pile")
-    opp_bin, opp_spans = bins(opp_edges, MAX_HAND, "opponent")
+    pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")
+    opp_bin, _ = bins(opp_edges, MAX_HAND, "opponent")
+    pile_spans, opp_spans = _spans(spec.name, "pile", pile_edges), _spans(spec.name, "opponent", opp_edges)
     if dice:
         # entry 0 the policy, entry 1 the same with its first decision forced (chart_dice)
         from . import chart_dice
@@ -641,11 +661,13 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
     """The chart as text: one line per hand points, one column per bin, per token class."""
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
-    feature = "cards left in the draw pile" if chart_name == "pile" else "smallest opponent hand (cards)"
+    spans = _spans(result.game, chart_name, edges)
+    words = WORDING[result.game]
+    feature = words[chart_name]
     lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
-             f"{result.seed}: stuck decisions (no card fits, drawing legal), quit - draw in {_unit(result)} "
-             f"(Q quit better, D draw better, ? cannot separate at 95%); columns: {feature}"]
+             f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
+             f"(Q quit better, {words['letter']} {words['play_on']} better, ? cannot separate at 95%); "
+             f"columns: {feature}"]
     labels = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
     for token, part in df.groupby("token"):
         lines.append(f"\ntoken returned on going out: {token}  ({int(part['decisions'].sum())} decisions)")
@@ -666,7 +688,7 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
 # Plot
 # --------------------------------------------------------------------------------------------
 
-GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party"}
+GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "dice": "LAMA Dice"}
 
 
 def chart_figure(result: ChartResult, chart_name: str = "pile"):
@@ -678,10 +700,10 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
 
     if chart_name not in FEATURES:
         raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
+    words = WORDING[result.game]
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    size = MAX_PILE if chart_name == "pile" else MAX_HAND
-    spans = bins(edges, size, chart_name)[1]
+    spans = _spans(result.game, chart_name, edges)
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
@@ -711,25 +733,31 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         ax.set_xticks(range(len(used_bins)), labels, rotation=60, fontsize=7)
         ax.set_yticks(range(len(points)), [str(p) for p in points], fontsize=7)
         ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
-        ax.set_xlabel("cards left in the draw pile" if chart_name == "pile" else "smallest hand of an opponent "
-                      "still in (cards)", fontsize=8)
-    axes[0][0].set_ylabel("hand points when stuck (points)", fontsize=8)
+        ax.set_xlabel(words[chart_name], fontsize=8)
+    axes[0][0].set_ylabel(words["points"], fontsize=8)
     fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
-                 f"quit or draw when no card fits?\nQ: quit better, D: draw better, ?: 95% interval covers 0; "
-                 f"number: mean of quit - draw ({_unit(result)}); "
+                 f"{words['question']}\nQ: quit better, {words['letter']}: {words['play_on']} better, ?: 95% "
+                 f"interval covers 0; number: mean of quit - {words['play_on']} ({_unit(result)}); "
                  f"{result.games:,} games, seed {result.seed}", fontsize=9)
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
-    cbar.set_label(f"quit - draw ({_unit(result)}); blue: quit better, red: draw better", fontsize=8)
+    cbar.set_label(f"quit - {words['play_on']} ({_unit(result)}); blue: quit better, red: {words['play_on']} better",
+                   fontsize=8)
     return fig
 
 
 def write_chart_file(game: str, players: list[int], path: Path, policy: str | None = None,
                      games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,
                      measure: str = "win", feature: str = "opponent",
-                     pile_edges: tuple[int, ...] = tuple(range(MAX_PILE)),
-                     opp_edges: tuple[int, ...] = BUNDLED_OPP_EDGES) -> dict:
+                     pile_edges: tuple[int, ...] | None = None,
+                     opp_edges: tuple[int, ...] | None = None) -> dict:
     """Build the charts of ``players`` player counts and write the document a ``chart`` strategy reads
-    (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``)."""
+    (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``). Default bins: one
+    per value (L.A.M.A./Party pile 0..49, opponent hands 1..13 and 16+; dice llama row 1..7, rows 1..13)."""
+    dice = game == "dice"
+    if pile_edges is None:
+        pile_edges = DICE_PILE_EDGES if dice else tuple(range(MAX_PILE))
+    if opp_edges is None:
+        opp_edges = tuple(range(1, 14)) if dice else BUNDLED_OPP_EDGES
     results = [chart(game, n, policy, games, seed, threads, pile_edges, opp_edges, measure=measure) for n in players]
     doc = chart_document(results, feature)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")
