@@ -41,9 +41,14 @@ the token a player who goes out returns, and in a game to 40 that token matters 
 average points. The bundled charts are valued by ``win``.
 
 Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
-calls its kernel). Not charted: ``dice`` (its kernel logs the actions but not the dice, so replaying
-a round to its decisions would need the roll resolution that lives inside the dice kernel) and
-``kadabra``. A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
+calls its kernel) and ``dice`` (``chart_dice``: the roll-or-quit chart of the multi-player phase,
+every roll-or-quit decision while another player is still in, quit vs roll; features row points x
+the cards left in the llama row (``pile``) and x the smallest row of another player still in
+(``opponent``); the answer letter for rolling is ``R``; the dice kernel's log holds each roll, so the
+round is replayed from it; one adapter, ``chart_dice._dice_round``, calls the dice kernel). Not
+charted: ``kadabra`` (its kernel logs only the actions, and replaying a round to a decision would
+need its token, stage, show and symbol effects, which live inside the kernel). A chart is also what
+the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``):
 ``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
 (``llama_sim/data/<game>_chart.json``) and ``emit_strategy`` writes a strategy file.
 """
@@ -401,7 +406,7 @@ class ChartResult:
 MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
 _SHEDDING_WORDS = {"letter": "D", "play_on": "draw", "decision": "stuck decisions (no card fits, drawing legal)",
                    "question": "quit or draw when no card fits?", "points": "hand points when stuck (points)",
-                   "pile": "cards left in the draw pile", "opponent": "smallest hand of an opponent still in (cards)"}
+                   "pile": "cards left in the draw pile", "opponent": "smallest opponent hand (cards) of those still in"}
 # How a chart is labelled: the answer letter for playing on, and the words of tables and plots.
 WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS,
            "dice": {"letter": "R", "play_on": "roll",
