@@ -78,10 +78,10 @@ from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, WIN_UNITS, larges
 from .jit import Kernel
 from .registry import MAX_PARAMS, POLICIES_TYPE
 
-CHART_GAMES = ("lama", "party", "dice")
+CHART_GAMES = ("lama", "party", "dice", "kadabra")
 # dice: solo_optimal keeping one llama before it is alone is keep_llama's play (discards, takes) with
 # the exact optimum alone: the play the dice ``chart`` strategy keeps besides its roll-or-quit choice.
-DEFAULT_POLICY = {"lama": "smart", "party": "chain", "dice": "solo_optimal:keep_llama=1"}
+DEFAULT_POLICY = {"lama": "smart", "party": "chain", "dice": "solo_optimal:keep_llama=1", "kadabra": "showman"}
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
 MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
@@ -408,7 +408,7 @@ _SHEDDING_WORDS = {"letter": "D", "play_on": "draw", "decision": "stuck decision
                    "question": "quit or draw when no card fits?", "points": "hand points when stuck (points)",
                    "pile": "cards left in the draw pile", "opponent": "smallest opponent hand (cards) of those still in"}
 # How a chart is labelled: the answer letter for playing on, and the words of tables and plots.
-WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS,
+WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS, "kadabra": _SHEDDING_WORDS,
            "dice": {"letter": "R", "play_on": "roll",
                     "decision": "roll-or-quit decisions with another player still in",
                     "question": "roll or quit while others are still in?", "points": "own row points (points)",
@@ -505,6 +505,14 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         params = np.zeros((2, MAX_PARAMS + 1), np.float64)
         params[:, :MAX_PARAMS] = player.params
         kernel = chart_dice.collect
+    elif spec.name == "kadabra":
+        # entry 0 the policy, entry 1 the same behind the stepper (chart_kadabra)
+        from . import chart_kadabra
+        funcs = (player.strategy.policy, chart_kadabra.stepper_policy(player.strategy.policy))
+        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
+        params = np.zeros((2, MAX_PARAMS + 2), np.float64)
+        params[:, :MAX_PARAMS] = player.params
+        kernel = chart_kadabra.collect
     else:
         funcs, _ = registry.policy_tuple([player])
         params = player.params.reshape(1, MAX_PARAMS).copy()
@@ -693,7 +701,7 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
 # Plot
 # --------------------------------------------------------------------------------------------
 
-GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "dice": "LAMA Dice"}
+GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "dice": "LAMA Dice", "kadabra": "Llama Kadabra"}
 
 
 def chart_figure(result: ChartResult, chart_name: str = "pile"):

@@ -265,7 +265,7 @@ def test_cli_chart_readable_output(capsys):
     (["chart", "-g", "lama", "--policy", "nosuch"], "unknown lama strategy 'nosuch'"),
     (["chart", "-g", "lama", "--players", "7"], "2 to 6 players"),
     (["chart", "-g", "lama", "--players", "1"], "2 to 6 players"),
-    (["chart", "-g", "kadabra"], "chart supports lama, party, dice"),
+    (["chart", "-g", "solo"], "unknown"),
     (["chart", "-g", "lama", "--games", "1"], "at least 2"),
     (["chart", "-g", "lama", "--measure", "luck"], "unknown --measure 'luck'"),
     (["chart", "-g", "lama", "--pile-bins", "0,5,3"], "increasing"),
@@ -431,3 +431,140 @@ def test_dice_chart_bad_input_exits_2_with_one_line(capsys, args, needle):
     code, out, err = call(capsys, *args, "--games", "50")
     assert code == 2, (code, err)
     assert needle in err and err.strip().count("\n") == 0 and out == ""
+
+
+# --------------------------------------------------------------------------------------------
+# kadabra: the quit chart (stuck decisions found by stopping the kernel at them)
+# --------------------------------------------------------------------------------------------
+
+
+def _kadabra_fresh_hand_exact():
+    """Two always_quit players: nobody ever plays a card, so every round is a fresh deal and the only
+    stuck decisions are the round's first actions (the second player is alone: no drawing). On hand h
+    (6 of the 60 cards) and top kind t, quitting scores points(h); drawing, then both quit, scores
+    points(h + the drawn card), that card uniform over the 53 cards the seat does not see. Computed
+    over card kinds (symbols change neither points nor what fits). Returns per hand points (P, E[sample],
+    E[sample^2]), a sample being quit - draw."""
+    from llama_sim.games import get_game
+    from llama_sim.games.kadabra import tables as KT
+
+    counts = get_game("kadabra").config()
+    kinds = KT.N_KINDS
+    per_kind = [int(sum(counts[c] for c in range(KT.N_CODES) if KT.CODE_KIND[c] == k)) for k in range(kinds)]
+    rep = [next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == k) for k in range(kinds)]
+
+    def points(h):
+        values = 0
+        for k in range(kinds):
+            if h[k]:
+                values |= int(KT.KIND_VALUES[k])
+        return int(KT.VALUESET_POINTS[values])
+
+    out = {}
+    for h in itertools.product(range(7), repeat=kinds):
+        if sum(h) != 6 or any(h[k] > per_kind[k] for k in range(kinds)):
+            continue
+        p_hand = math.prod(comb(per_kind[k], h[k]) for k in range(kinds)) / comb(60, 6)
+        pts = points(h)
+        for t in range(kinds):
+            if per_kind[t] == h[t] or any(h[k] and KT.PLAYABLE[t, rep[k]] for k in range(kinds)):
+                continue
+            p = p_hand * (per_kind[t] - h[t]) / 54
+            m1 = m2 = 0.0
+            for k in range(kinds):
+                w = (per_kind[k] - h[k] - (t == k)) / 53
+                if w:
+                    drawn = list(h)
+                    drawn[k] += 1
+                    sample = pts - points(drawn)
+                    m1 += w * sample
+                    m2 += w * sample * sample
+            a, b1, b2 = out.get(pts, (0.0, 0.0, 0.0))
+            out[pts] = (a + p, b1 + p * m1, b2 + p * m2)
+    return {k: (w, m1 / w, m2 / w) for k, (w, m1, m2) in out.items()}
+
+
+def test_kadabra_always_quit_cells_match_the_exact_draw_value():
+    res = C.chart("kadabra", 2, "always_quit", games=20000, seed=5, threads=2, pile_edges=(0, 47))
+    cells = res.cells[res.cells["chart"] == "pile"]
+    assert set(cells["bin_low"]) == {47}  # every decision is a round's first action, 47 cards in the pile
+    assert (cells["policy_quit_rate"] == 1.0).all()
+    exact = _kadabra_fresh_hand_exact()
+    by_pts = cells.groupby("hand_points").apply(
+        lambda g: pd.Series({"n": g["decisions"].sum(),
+                             "mean": (g["decisions"] * g["mean_quit_minus_draw"]).sum() / g["decisions"].sum()}),
+        include_groups=False)
+    total_n = by_pts["n"].sum()
+    w = sum(v[0] for v in exact.values())
+    pooled = (by_pts["n"] * by_pts["mean"]).sum() / total_n
+    e_mean = sum(v[0] * v[1] for v in exact.values()) / w
+    e_var = sum(v[0] * v[2] for v in exact.values()) / w - e_mean ** 2
+    assert abs(pooled - e_mean) < 4.5 * math.sqrt(e_var / total_n), (pooled, e_mean)
+    checked = 0
+    for pts, row in by_pts.iterrows():
+        if row["n"] < 200:
+            continue
+        wp, m, m2 = exact[pts]
+        assert abs(row["n"] / total_n - wp / w) < 4.5 * math.sqrt(wp / w * (1 - wp / w) / total_n)
+        assert abs(row["mean"] - m) < 4.5 * math.sqrt((m2 - m * m) / row["n"]), (pts, row, m)
+        checked += 1
+    assert checked >= 5
+    assert set(cells["answer"]) <= {"Q", "?"} and (cells["mean_quit_minus_draw"] <= 0).all()
+
+
+def test_kadabra_chart_stops_at_the_true_state():
+    # threshold quits when stuck only if hand points (+10 with the magic token) <= quit_at: above that it
+    # never quits, so a replayed state with other hand points would show up as quits there.
+    res = C.chart("kadabra", 3, "threshold:quit_at=9", games=200, seed=3, threads=1)
+    cells = res.cells
+    high = cells["hand_points"] > 9
+    assert high.any() and (cells.loc[high, "policy_quit_rate"] == 0.0).all()
+    low = cells[~high]
+    assert (low["decisions"] * low["policy_quit_rate"]).sum() > 0.5 * low["decisions"].sum()
+    assert set(cells["token"]) <= {0, 1, 10}
+
+
+def test_kadabra_chart_reproducible_and_bundled_strategy_plays():
+    a = C.chart("kadabra", 4, games=300, seed=9, threads=1, measure="win")
+    b = C.chart("kadabra", 4, games=300, seed=9, threads=2, measure="win")
+    pd.testing.assert_frame_equal(a.cells, b.cells)
+    assert a.policy == "showman" and a.cells["mean_quit_minus_draw"].between(-1, 1).all()
+    doc = bundled_document("kadabra")
+    assert doc["game"] == "kadabra" and sorted(int(k) for k in doc["tables"]) == [2, 3, 4, 5, 6]
+    res = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "--game", "kadabra", "--players", "3",
+                          "chart", "showman", "--rounds", "300", "-q", "--format", "json"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def test_kadabra_chart_strategy_decides_by_its_table():
+    from llama_sim.games.kadabra import tables as KT
+
+    table, bin_of, feature = tables_from_document(bundled_document("kadabra"), 2, 6)
+    policy = registry.get("kadabra", "chart").policy
+    showman = registry.get("kadabra", "showman").policy
+    params = np.zeros(registry.MAX_PARAMS)
+    params[:5] = [p.default for p in registry.get("kadabra", "showman").params]
+    rng = np.zeros(2, np.uint64)
+    llama = next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == 6)
+    six = next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == 5)
+    for ones, tens, sizes in [(3, 0, (2, 5)), (0, 1, (4, 4)), (0, 0, (1, 7)), (2, 3, (6, 3))]:
+        obs = np.zeros(KT.OBS_LEN, np.int64)
+        legal = np.zeros(KT.N_ACTIONS, np.uint8)
+        legal[KT.DRAW] = legal[KT.QUIT] = 1
+        obs[KT.OBS_PLAYERS] = 3
+        obs[KT.OBS_ACTIVE] = 3
+        obs[KT.OBS_PHASE] = KT.PHASE_TURN
+        obs[KT.OBS_MAGIC] = KT.MAGIC_POOL
+        obs[KT.OBS_DRAW_PILE] = 20
+        obs[KT.OBS_HAND + six] = 1
+        obs[KT.OBS_HAND + llama] = 1  # 6 + 10 = 16 points, nothing fits on a 2
+        obs[KT.OBS_HAND_SIZES] = 2
+        obs[KT.OBS_HAND_SIZES + 1], obs[KT.OBS_HAND_SIZES + 2] = sizes
+        obs[KT.OBS_ONES], obs[KT.OBS_TENS] = ones, tens
+        t = 2 if tens else (1 if ones else 0)
+        value = min(sizes) if feature == FEATURE_OPPONENT else 20
+        want = KT.QUIT if table[1, t, 16, bin_of[value]] else KT.DRAW
+        assert policy(obs, legal, params, rng) == want
+        legal[six] = 1  # a card fits: showman's play
+        assert policy(obs, legal, params, rng) == showman(obs, legal, params, rng)
