@@ -45,10 +45,13 @@ calls its kernel) and ``dice`` (``chart_dice``: the roll-or-quit chart of the mu
 every roll-or-quit decision while another player is still in, quit vs roll; features row points x
 the cards left in the llama row (``pile``) and x the smallest row of another player still in
 (``opponent``); the answer letter for rolling is ``R``; the dice kernel's log holds each roll, so the
-round is replayed from it; one adapter, ``chart_dice._dice_round``, calls the dice kernel). Not
-charted: ``kadabra`` (its kernel logs only the actions, and replaying a round to a decision would
-need its token, stage, show and symbol effects, which live inside the kernel). A chart is also what
-the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``):
+round is replayed from it; one adapter, ``chart_dice._dice_round``, calls the dice kernel) and
+``kadabra`` (``chart_kadabra``: the stuck decision as in L.A.M.A., token classes 0, 1, 10 by what going
+out returns; its kernel logs only the actions and a card's effects live inside it, so instead of a
+hand-written replay the kernel itself is stopped at each candidate decision of a replayed round by a
+stepper policy, and its arrays then hold the true state; one adapter, ``chart_kadabra._kadabra_round``).
+A chart is also what the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``,
+``kadabra.py``):
 ``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
 (``llama_sim/data/<game>_chart.json``) and ``emit_strategy`` writes a strategy file.
 """

@@ -2,7 +2,8 @@
 
     python scripts/build_charts.py lama --policy smart --measure win --games 40000 --seed 1
     python scripts/build_charts.py party --policy chain --measure win --games 15000 --seed 1
-    python scripts/build_charts.py dice --measure win --games 6000 --seed 1 --feature pile
+    python scripts/build_charts.py dice --measure win --games 10000 --seed 1
+    python scripts/build_charts.py kadabra --measure win --games 30000 --seed 1
 
 One table per player count: the opponent chart (hand points x the smallest hand of an opponent
 still in, one-card bins up to 13), or with ``--feature pile`` the pile chart (dice: row points x the

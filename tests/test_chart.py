@@ -460,9 +460,17 @@ def _kadabra_fresh_hand_exact():
                 values |= int(KT.KIND_VALUES[k])
         return int(KT.VALUESET_POINTS[values])
 
+    def hands(k, left):  # every multiset of `left` cards over kinds k.. as count tuples
+        if k == kinds - 1:
+            yield (left,)
+            return
+        for m in range(left + 1):
+            for rest in hands(k + 1, left - m):
+                yield (m,) + rest
+
     out = {}
-    for h in itertools.product(range(7), repeat=kinds):
-        if sum(h) != 6 or any(h[k] > per_kind[k] for k in range(kinds)):
+    for h in hands(0, 6):
+        if any(h[k] > per_kind[k] for k in range(kinds)):
             continue
         p_hand = math.prod(comb(per_kind[k], h[k]) for k in range(kinds)) / comb(60, 6)
         pts = points(h)
@@ -568,3 +576,17 @@ def test_kadabra_chart_strategy_decides_by_its_table():
         assert policy(obs, legal, params, rng) == want
         legal[six] = 1  # a card fits: showman's play
         assert policy(obs, legal, params, rng) == showman(obs, legal, params, rng)
+
+
+def test_kadabra_cli_chart_emits_a_strategy_that_plays(tmp_path, capsys):
+    strat = tmp_path / "kd_chart_mine.py"
+    code, stdout, err = call(capsys, "chart", "--game", "kadabra", "--players", "3", "--games", "200", "--seed", "2",
+                             "--format", "json", "--emit-strategy", str(strat), "-q")
+    assert code == 0, err
+    rows = json.loads(stdout)
+    assert rows and {r["game"] for r in rows} == {"kadabra"} and {r["token"] for r in rows} <= {0, 1, 10}
+    res = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "--game", "kadabra", "--players", "3",
+                          "--strategies-file", str(strat), "kd_chart_mine", "showman", "--rounds", "300", "-q",
+                          "--format", "json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert {r["strategy"] for r in json.loads(res.stdout)} == {"kd_chart_mine", "showman"}
