@@ -391,8 +391,8 @@ def solo_optimal(obs, legal, params, rng):
 # chart: the roll-or-quit chart of the multi-player phase (``llamasim chart --game dice``)
 # --------------------------------------------------------------------------------------------
 
-from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from ..games.dice import (  # noqa: E402
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from llama_sim.games.dice import (  # noqa: E402
     MAX_PLAYERS, MIN_PLAYERS, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT,
 )
 

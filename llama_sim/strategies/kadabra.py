@@ -287,11 +287,11 @@ def showman(obs, legal, params, rng):
 
 import numpy as _np  # noqa: E402
 
-from ..chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
-from ..games.kadabra.tables import (  # noqa: E402
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
+from llama_sim.games.kadabra.tables import (  # noqa: E402
     MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, PHASE_TURN,
 )
-from ..registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
+from llama_sim.registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
 
 # showman with its default parameters, callable from compiled code: the chart strategy's play
 # everywhere but the stuck decision.
