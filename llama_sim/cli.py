@@ -520,7 +520,7 @@ def chart(
     players: int = typer.Option(4, "--players", "-p", help="Players at the table."),
     policy: Optional[str] = typer.Option(None, "--policy", help="The policy every seat plays, also in the "
                                          "roll-outs (default: the strongest built-in, lama smart, party chain, kadabra "
-                                         "showman, dice solo_optimal:keep_llama=1)."),
+                                         "showman, dice solo_optimal:quit_at=1)."),
     n_games: int = typer.Option(20_000, "--games", help="Full games to 40 points whose stuck decisions are valued."),
     measure: str = typer.Option("own", "--measure", help="own: the deciding player's net score change over the "
                                 "rest of the round (as penalty_per_round); relative: that minus the others' mean "

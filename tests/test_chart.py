@@ -371,7 +371,7 @@ def test_dice_chart_same_seed_same_tables_any_threads_and_measures_bounded():
     b = C.chart("dice", 4, games=1200, seed=9, threads=2, measure="win")
     pd.testing.assert_frame_equal(a.cells, b.cells)
     assert a.cells["mean_quit_minus_draw"].between(-1, 1).all()
-    assert a.policy == "solo_optimal:keep_llama=1"
+    assert a.policy == "solo_optimal:quit_at=1"
 
 
 def test_dice_bundled_chart_and_strategy():

@@ -398,8 +398,8 @@ from llama_sim.games.dice import (  # noqa: E402
 
 # The bundled chart (llama_sim/data/dice_chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, row points, bin] == 1 means quit (with another player
-# still in); the bin is CHART_BIN_OF[cards left in the llama row] (or of the smallest row of another
-# player still in, for a chart of that feature: CHART_FEATURE, see chart_data).
+# still in); the bin is CHART_BIN_OF[the smallest row of another player still in] (or of the cards left
+# in the llama row, for a chart of that feature: CHART_FEATURE, see chart_data).
 CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document("dice"), MIN_PLAYERS, MAX_PLAYERS)
 
 
@@ -408,7 +408,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
     """Alone: ``solo_optimal`` (the exact optimum). With others in: roll or quit as
     ``quit_table[token class, row points, bin_of[value]]`` says (1: quit), where the value is the cards
     left in the llama row (``feature`` 0) or the smallest row of another player still in (1); the
-    discards and takes of ``keep_llama`` (keep one llama while another card stays; lowest take)."""
+    discards and takes of ``threshold`` (as many cards as the dice allow; the lowest take)."""
     if obs[OBS_ACTIVE] == 1:
         phase = obs[OBS_PHASE]
         if phase == PHASE_TURN:
@@ -417,7 +417,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
             return solo_discard(obs, legal)
         return lowest_take(legal)
     if obs[OBS_PHASE] != PHASE_TURN:
-        return heuristic(obs, legal, -1.0, 1, 1)
+        return heuristic(obs, legal, -1.0, 0, 0)
     seat = obs[OBS_SEAT]
     value = 0
     if feature == FEATURE_OPPONENT:
@@ -438,8 +438,8 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
 
 @strategy("dice", "chart",
           "Alone, solo_optimal; with others still in, rolls or quits as the bundled roll-or-quit chart says "
-          "for its row points, the cards left in the llama row and the token it would return (llamasim chart "
-          "--game dice); discards and takes as keep_llama.")
+          "for its row points, the smallest row of another player still in and the token it would return "
+          "(llamasim chart --game dice); discards and takes as threshold.")
 def chart(obs, legal, params, rng):
     return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
