@@ -623,7 +623,9 @@ def advise(game: str, **options):
 def chart(game: str, players: int = 4, policy: Optional[str] = None, games: int = 20_000, seed: int = 1, **options):
     """The quit chart of a rule set (``llamasim chart``): every stuck decision of ``games`` full games
     played by ``policy`` is branched (quit, or draw, then the policy plays on) and the differences
-    are aggregated by hand points x draw pile (and x smallest opponent hand). Keyword options as
+    are aggregated by hand points x draw pile (and x smallest opponent hand); for ``dice`` every
+    roll-or-quit decision while another player is still in, by row points x cards left in the llama
+    row (and x the smallest other row). Keyword options as
     ``llama_sim.chart.chart`` (``threads``, ``pile_edges``, ``opp_edges``, ``measure``). Returns a
     ``ChartResult`` (``cells``, ``summary``, ``plot("pile"|"opponent")``)."""
     from .chart import chart as run_chart

@@ -41,9 +41,17 @@ the token a player who goes out returns, and in a game to 40 that token matters 
 average points. The bundled charts are valued by ``win``.
 
 Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
-calls its kernel). Not charted: ``dice`` (its kernel logs the actions but not the dice, so replaying
-a round to its decisions would need the roll resolution that lives inside the dice kernel) and
-``kadabra``. A chart is also what the ``chart`` strategies play (``strategies/lama.py``):
+calls its kernel) and ``dice`` (``chart_dice``: the roll-or-quit chart of the multi-player phase,
+every roll-or-quit decision while another player is still in, quit vs roll; features row points x
+the cards left in the llama row (``pile``) and x the smallest row of another player still in
+(``opponent``); the answer letter for rolling is ``R``; the dice kernel's log holds each roll, so the
+round is replayed from it; one adapter, ``chart_dice._dice_round``, calls the dice kernel) and
+``kadabra`` (``chart_kadabra``: the stuck decision as in L.A.M.A., token classes 0, 1, 10 by what going
+out returns; its kernel logs only the actions and a card's effects live inside it, so instead of a
+hand-written replay the kernel itself is stopped at each candidate decision of a replayed round by a
+stepper policy, and its arrays then hold the true state; one adapter, ``chart_kadabra._kadabra_round``).
+A chart is also what the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``,
+``kadabra.py``):
 ``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
 (``llama_sim/data/<game>_chart.json``) and ``emit_strategy`` writes a strategy file.
 """
@@ -73,8 +81,12 @@ from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, WIN_UNITS, larges
 from .jit import Kernel
 from .registry import MAX_PARAMS, POLICIES_TYPE
 
-CHART_GAMES = ("lama", "party")
-DEFAULT_POLICY = {"lama": "smart", "party": "chain"}
+CHART_GAMES = ("lama", "party", "dice", "kadabra")
+# dice: solo_optimal quitting only at row points <= 1 before it is alone is threshold's play (maximal
+# discards, lowest take) with the exact optimum alone: the play the dice ``chart`` strategy keeps besides
+# its roll-or-quit choice, and close to the strongest built-ins' (threshold's 4-player preset quits at 1).
+# Measured: keeping a llama (keep_llama's discards) cost the chart strategy 3.7 points of win rate.
+DEFAULT_POLICY = {"lama": "smart", "party": "chain", "dice": "solo_optimal:quit_at=1", "kadabra": "showman"}
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
 MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
@@ -89,6 +101,10 @@ N_STATS = 6
 DEFAULT_PILE_EDGES = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 32, 40)
 DEFAULT_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 9, 12, 16)
 BUNDLED_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16)
+# dice: the ``pile`` feature is the cards left in the llama row (1..7), ``opponent`` the smallest row
+# of another player still in (a row holds 1 to 13 cards).
+DICE_PILE_EDGES = (1, 2, 3, 4, 5, 6, 7)
+DICE_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 
 # --------------------------------------------------------------------------------------------
@@ -393,6 +409,15 @@ class ChartResult:
 
 
 MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
+_SHEDDING_WORDS = {"letter": "D", "play_on": "draw", "decision": "stuck decisions (no card fits, drawing legal)",
+                   "question": "quit or draw when no card fits?", "points": "hand points when stuck (points)",
+                   "pile": "cards left in the draw pile", "opponent": "smallest opponent hand (cards) of those still in"}
+# How a chart is labelled: the answer letter for playing on, and the words of tables and plots.
+WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS, "kadabra": _SHEDDING_WORDS,
+           "dice": {"letter": "R", "play_on": "roll",
+                    "decision": "roll-or-quit decisions with another player still in",
+                    "question": "roll or quit while others are still in?", "points": "own row points (points)",
+                    "pile": "cards left in the llama row", "opponent": "smallest row of another player still in (cards)"}}
 CELL_COLUMNS = ["game", "players", "policy", "measure", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
                 "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "effective_games", "share",
                 "per_game", "policy_quit_rate", "seed"]
@@ -400,8 +425,18 @@ FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
 FEATURE_CODES = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}
 
 
+def _spans(game: str, chart_name: str, edges: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Each bin's (low, high); a dice bin ends where the feature does (7 llama-row cards, 13-card rows)."""
+    spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
+    if game == "dice":
+        top = 7 if chart_name == "pile" else 13
+        spans = [(lo, max(lo, min(hi, top))) for lo, hi in spans]
+    return spans
+
+
 def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
            seed: int, total: int, scale: int) -> pd.DataFrame:
+    play_on = WORDING[game]["letter"]
     rows = []
     for t, p, b in zip(*np.nonzero(acc[N_STAT])):
         n_dec = int(acc[N_STAT, t, p, b])
@@ -418,7 +453,7 @@ def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: 
         if effective_games >= MIN_GAMES and hi < 0:
             answer = "Q"
         elif effective_games >= MIN_GAMES and lo > 0:
-            answer = "D"
+            answer = play_on
         rows.append((game, players, policy, measure, chart, TOKENS[t], int(p), FEATURES[chart], spans[b][0], spans[b][1],
                      answer, mean, lo, hi, n_dec, effective_games, n_dec / total, n_dec / games,
                      acc[S_POLICY_QUIT, t, p, b] / n_dec, seed))
@@ -439,8 +474,8 @@ def _player(game: str, policy: str) -> registry.Player:
 
 
 def chart(game: str, players: int = 4, policy: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
-          threads: int | None = None, pile_edges: tuple[int, ...] = DEFAULT_PILE_EDGES,
-          opp_edges: tuple[int, ...] = DEFAULT_OPP_EDGES, progress=None, measure: str = "own") -> ChartResult:
+          threads: int | None = None, pile_edges: tuple[int, ...] | None = None,
+          opp_edges: tuple[int, ...] | None = None, progress=None, measure: str = "own") -> ChartResult:
     """The quit charts of ``game`` for ``players`` players under ``policy`` (see the module docstring).
 
     ``measure``: ``own`` values a branch by the deciding player's net score change (as
@@ -459,11 +494,34 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
     policy = policy or DEFAULT_POLICY[spec.name]
     player = _player(spec.name, policy)
-    pile_bin, pile_spans = bins(pile_edges, MAX_PILE, "pile")
-    opp_bin, opp_spans = bins(opp_edges, MAX_HAND, "opponent")
-    funcs, _ = registry.policy_tuple([player])
-    params = player.params.reshape(1, MAX_PARAMS).copy()
-    kernel = COLLECTORS[spec.name]
+    dice = spec.name == "dice"
+    pile_edges = tuple(pile_edges) if pile_edges is not None else (DICE_PILE_EDGES if dice else DEFAULT_PILE_EDGES)
+    opp_edges = tuple(opp_edges) if opp_edges is not None else (DICE_OPP_EDGES if dice else DEFAULT_OPP_EDGES)
+    pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")
+    opp_bin, _ = bins(opp_edges, MAX_HAND, "opponent")
+    pile_spans, opp_spans = _spans(spec.name, "pile", pile_edges), _spans(spec.name, "opponent", opp_edges)
+    if dice:
+        # entry 0 the policy, entry 1 the same with its first decision forced (chart_dice)
+        from . import chart_dice
+        from .advise import _turn_index, forced_policy
+        key = player.strategy.game + "." + player.strategy.name
+        funcs = (player.strategy.policy, forced_policy("dice", key, player.strategy.policy, _turn_index("dice")))
+        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
+        params = np.zeros((2, MAX_PARAMS + 1), np.float64)
+        params[:, :MAX_PARAMS] = player.params
+        kernel = chart_dice.collect
+    elif spec.name == "kadabra":
+        # entry 0 the policy, entry 1 the same behind the stepper (chart_kadabra)
+        from . import chart_kadabra
+        funcs = (player.strategy.policy, chart_kadabra.stepper_policy(player.strategy.policy))
+        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
+        params = np.zeros((2, MAX_PARAMS + 2), np.float64)
+        params[:, :MAX_PARAMS] = player.params
+        kernel = chart_kadabra.collect
+    else:
+        funcs, _ = registry.policy_tuple([player])
+        params = player.params.reshape(1, MAX_PARAMS).copy()
+        kernel = COLLECTORS[spec.name]
     kernel.get()
     shape_pile = (N_STATS, len(TOKENS), MAX_POINTS, len(pile_spans))
     shape_opp = (N_STATS, len(TOKENS), MAX_POINTS, len(opp_spans))
@@ -621,11 +679,13 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
     """The chart as text: one line per hand points, one column per bin, per token class."""
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
-    feature = "cards left in the draw pile" if chart_name == "pile" else "smallest opponent hand (cards)"
+    spans = _spans(result.game, chart_name, edges)
+    words = WORDING[result.game]
+    feature = words[chart_name]
     lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
-             f"{result.seed}: stuck decisions (no card fits, drawing legal), quit - draw in {_unit(result)} "
-             f"(Q quit better, D draw better, ? cannot separate at 95%); columns: {feature}"]
+             f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
+             f"(Q quit better, {words['letter']} {words['play_on']} better, ? cannot separate at 95%); "
+             f"columns: {feature}"]
     labels = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
     for token, part in df.groupby("token"):
         lines.append(f"\ntoken returned on going out: {token}  ({int(part['decisions'].sum())} decisions)")
@@ -646,7 +706,7 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
 # Plot
 # --------------------------------------------------------------------------------------------
 
-GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party"}
+GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "dice": "LAMA Dice", "kadabra": "Llama Kadabra"}
 
 
 def chart_figure(result: ChartResult, chart_name: str = "pile"):
@@ -658,10 +718,10 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
 
     if chart_name not in FEATURES:
         raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
+    words = WORDING[result.game]
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    size = MAX_PILE if chart_name == "pile" else MAX_HAND
-    spans = bins(edges, size, chart_name)[1]
+    spans = _spans(result.game, chart_name, edges)
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
@@ -691,25 +751,31 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         ax.set_xticks(range(len(used_bins)), labels, rotation=60, fontsize=7)
         ax.set_yticks(range(len(points)), [str(p) for p in points], fontsize=7)
         ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
-        ax.set_xlabel("cards left in the draw pile" if chart_name == "pile" else "smallest hand of an opponent "
-                      "still in (cards)", fontsize=8)
-    axes[0][0].set_ylabel("hand points when stuck (points)", fontsize=8)
+        ax.set_xlabel(words[chart_name], fontsize=8)
+    axes[0][0].set_ylabel(words["points"], fontsize=8)
     fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
-                 f"quit or draw when no card fits?\nQ: quit better, D: draw better, ?: 95% interval covers 0; "
-                 f"number: mean of quit - draw ({_unit(result)}); "
+                 f"{words['question']}\nQ: quit better, {words['letter']}: {words['play_on']} better, ?: 95% "
+                 f"interval covers 0; number: mean of quit - {words['play_on']} ({_unit(result)}); "
                  f"{result.games:,} games, seed {result.seed}", fontsize=9)
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
-    cbar.set_label(f"quit - draw ({_unit(result)}); blue: quit better, red: draw better", fontsize=8)
+    cbar.set_label(f"quit - {words['play_on']} ({_unit(result)}); blue: quit better, red: {words['play_on']} better",
+                   fontsize=8)
     return fig
 
 
 def write_chart_file(game: str, players: list[int], path: Path, policy: str | None = None,
                      games: int = DEFAULT_GAMES, seed: int = 1, threads: int | None = None,
                      measure: str = "win", feature: str = "opponent",
-                     pile_edges: tuple[int, ...] = tuple(range(MAX_PILE)),
-                     opp_edges: tuple[int, ...] = BUNDLED_OPP_EDGES) -> dict:
+                     pile_edges: tuple[int, ...] | None = None,
+                     opp_edges: tuple[int, ...] | None = None) -> dict:
     """Build the charts of ``players`` player counts and write the document a ``chart`` strategy reads
-    (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``)."""
+    (how ``llama_sim/data/<game>_chart.json`` is made: ``scripts/build_charts.py``). Default bins: one
+    per value (L.A.M.A./Party pile 0..49, opponent hands 1..13 and 16+; dice llama row 1..7, rows 1..13)."""
+    dice = game == "dice"
+    if pile_edges is None:
+        pile_edges = DICE_PILE_EDGES if dice else tuple(range(MAX_PILE))
+    if opp_edges is None:
+        opp_edges = tuple(range(1, 14)) if dice else BUNDLED_OPP_EDGES
     results = [chart(game, n, policy, games, seed, threads, pile_edges, opp_edges, measure=measure) for n in players]
     doc = chart_document(results, feature)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")

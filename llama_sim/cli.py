@@ -523,16 +523,20 @@ def chart(
     game: str = GameOpt,
     players: int = typer.Option(4, "--players", "-p", help="Players at the table."),
     policy: Optional[str] = typer.Option(None, "--policy", help="The policy every seat plays, also in the "
-                                         "roll-outs (default: the strongest built-in, lama smart, party chain)."),
+                                         "roll-outs (default: the strongest built-in, lama smart, party chain, kadabra "
+                                         "showman, dice solo_optimal:quit_at=1)."),
     n_games: int = typer.Option(20_000, "--games", help="Full games to 40 points whose stuck decisions are valued."),
     measure: str = typer.Option("own", "--measure", help="own: the deciding player's net score change over the "
                                 "rest of the round (as penalty_per_round); relative: that minus the others' mean "
-                                "change (what decides a game)."),
+                                "change (what decides a game); win: minus the win share, the rest of the game played out "
+                                "(what the bundled charts use)."),
     seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
     pile_bins: Optional[str] = typer.Option(None, "--pile-bins", help="Lower edges of the draw-pile bins, "
-                                            "e.g. 0,1,2,4,8,16 (default 0,1,2,3,4,6,8,11,15,20,26,32,40)."),
+                                            "e.g. 0,1,2,4,8,16 (default 0,1,2,3,4,6,8,11,15,20,26,32,40; dice: "
+                                            "cards left in the llama row, default 1,...,7)."),
     opponent_bins: Optional[str] = typer.Option(None, "--opponent-bins", help="Lower edges of the smallest-"
-                                                "opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16)."),
+                                                "opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16; dice: the "
+                                                "smallest row of another player still in, default 1,...,10)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Heatmap of the pile chart to this .png/.svg file; "
                                         "the opponent chart goes to <name>.opponent.<ext>."),
     emit_strategy: Optional[Path] = typer.Option(None, "--emit-strategy", help="Write a strategy file playing this "
@@ -545,7 +549,11 @@ def chart(
     """Quit charts: at every stuck decision (no card fits, drawing legal) of games the policy plays,
     quit and draw are each played out by the policy from the true state (common random numbers);
     per cell of hand points x cards left in the draw pile (and x the smallest opponent hand), split by
-    the token going out would return: Q (quit better), D (draw better) or ? (95% interval covers 0)."""
+    the token going out would return: Q (quit better), D (draw better) or ? (95% interval covers 0).
+
+    dice: the roll-or-quit chart of the multi-player phase (someone else still in): every roll-or-quit
+    decision, quit vs roll; row points x cards left in the llama row (and x the smallest row of another
+    player still in); D means roll."""
     from . import chart as C
 
     _setup(game, strategies_file, quiet, fmt, out, force)
@@ -557,8 +565,8 @@ def chart(
         raise UsageError(f"--emit-strategy {emit_strategy}: the file name must be a Python name (it names the strategy)")
     if emit_feature not in C.FEATURES:
         raise UsageError(f"unknown --emit-feature '{emit_feature}' (use {', '.join(C.FEATURES)})")
-    pile_edges = C.parse_edges(pile_bins, C.DEFAULT_PILE_EDGES, "pile")
-    opp_edges = C.parse_edges(opponent_bins, C.DEFAULT_OPP_EDGES, "opponent")
+    pile_edges = C.parse_edges(pile_bins, None, "pile")
+    opp_edges = C.parse_edges(opponent_bins, None, "opponent")
     progress = api.Progress(n_games, not quiet, "games")
     try:
         result = C.chart(game, players, policy, n_games, seed, threads, pile_edges, opp_edges, progress, measure)

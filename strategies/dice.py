@@ -480,3 +480,55 @@ def watcher(obs, legal, params, rng):
     if phase == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
         limit = params[2]
     return heuristic(obs, legal, limit, 0, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# chart: the roll-or-quit chart of the multi-player phase (``llamasim chart --game dice``)
+# --------------------------------------------------------------------------------------------
+
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
+from llama_sim.games.dice import (  # noqa: E402
+    MAX_PLAYERS, MIN_PLAYERS, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT,
+)
+
+# The bundled chart (llama_sim/data/dice_chart.json), frozen into the compiled policy as constants:
+# CHART_QUIT[players - MIN_PLAYERS, token class, row points, bin] == 1 means quit (with another player
+# still in); the bin is CHART_BIN_OF[the smallest row of another player still in] (or of the cards left
+# in the llama row, for a chart of that feature: CHART_FEATURE, see chart_data).
+CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document("dice"), MIN_PLAYERS, MAX_PLAYERS)
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+    """Alone: ``solo_optimal`` (the exact optimum). With others in: roll or quit as
+    ``quit_table[token class, row points, bin_of[value]]`` says (1: quit), where the value is the cards
+    left in the llama row (``feature`` 0) or the smallest row of another player still in (1); the
+    discards and takes of ``threshold`` (as many cards as the dice allow; the lowest take)."""
+    if obs[OBS_ACTIVE] == 1:
+        phase = obs[OBS_PHASE]
+        if phase == PHASE_TURN:
+            return solo_turn(obs)
+        if phase == PHASE_DISCARD:
+            return solo_discard(obs, legal)
+        return lowest_take(legal)
+    if obs[OBS_PHASE] != PHASE_TURN:
+        return heuristic(obs, legal, -1.0, 0, 0)
+    seat = obs[OBS_SEAT]
+    value = 0
+    if feature == FEATURE_OPPONENT:
+        value = min(MAX_HAND - 1, fewest_cards_of_others(obs))
+    else:
+        for c in range(N_CODES):
+            value += obs[OBS_LLAMA_ROW + c]
+    if quit_table[token_class(obs[OBS_SCORES + seat], False), row_penalty(obs), bin_of[value]]:
+        return QUIT
+    return ROLL
+
+
+@strategy("dice", "chart",
+          "Alone, solo_optimal; with others still in, rolls or quits as the bundled roll-or-quit chart says "
+          "for its row points, the smallest row of another player still in and the token it would return "
+          "(llamasim chart --game dice); discards and takes as threshold.")
+def chart(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+                               CHART_FEATURE)

@@ -306,3 +306,58 @@ def showman(obs, legal, params, rng):
     if cost <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
+
+
+# ----------------------------------------------------------------------------- chart: a quit chart as a strategy
+
+import numpy as _np  # noqa: E402
+
+from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
+from llama_sim.games.kadabra.tables import (  # noqa: E402
+    MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, PHASE_TURN,
+)
+from llama_sim.registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
+
+# showman with its default parameters, callable from compiled code: the chart strategy's play
+# everywhere but the stuck decision.
+showman_play = njit(cache=True, inline="always")(showman)
+SHOWMAN_PARAMS = _np.zeros(MAX_PARAMS)
+SHOWMAN_PARAMS[:len(_get_strategy("kadabra", "showman").params)] = [
+    p.default for p in _get_strategy("kadabra", "showman").params]
+
+# The bundled chart (llama_sim/data/kadabra_chart.json), frozen into the compiled policy as constants:
+# CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
+# is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
+# for a chart of that feature: CHART_FEATURE, see chart_data).
+CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document("kadabra"), MIN_PLAYERS, MAX_PLAYERS)
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+    """showman's play; when stuck (a normal turn, no card fits, drawing legal) and the magic token
+    cannot pass the turn, the chart's choice ``quit_table[token class, hand points, bin_of[value]]``
+    (1: quit), where the token class is what going out returns (a 10 if held, else a 1, else nothing)
+    and the value the cards left in the draw pile (``feature`` 0) or the smallest hand of an opponent
+    still in (1)."""
+    if obs[OBS_PHASE] != PHASE_TURN or not legal[DRAW] or legal[RETURN_MAGIC]:
+        return showman_play(obs, legal, SHOWMAN_PARAMS, rng)
+    for c in range(N_CODES):
+        if legal[c]:
+            return showman_play(obs, legal, SHOWMAN_PARAMS, rng)
+    seat = obs[OBS_SEAT]
+    t = 2 if obs[OBS_TENS + seat] > 0 else (1 if obs[OBS_ONES + seat] > 0 else 0)  # chart_data.TOKENS
+    value = obs[OBS_DRAW_PILE]
+    if feature == FEATURE_OPPONENT:
+        value = min(MAX_HAND - 1, fewest_cards_of_others(obs))
+    if quit_table[t, hand_points(obs), bin_of[value]]:
+        return QUIT
+    return DRAW
+
+
+@strategy("kadabra", "chart",
+          "Plays like showman; when no card fits (and the magic token cannot pass) it quits or draws as the "
+          "bundled quit chart says for its hand points, the smallest hand of an opponent still in and the "
+          "token going out would return (llamasim chart --game kadabra).")
+def chart(obs, legal, params, rng):
+    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+                               CHART_FEATURE)
