@@ -588,18 +588,24 @@ def _conclude_advise(results: list) -> str:
 
 def _conclude_chart(results: list) -> str:
     """The chart's verdicts and its most frequent cell, with that cell's interval."""
+    from .chart import WORDING
+
     r = results[0]
+    words = WORDING[r.game]
+    other = words["letter"]  # D (draw) or R (roll)
     cells = r.cells[r.cells.chart == "pile"]
     counts = cells.answer.value_counts()
-    share = {a: float(cells[cells.answer == a].share.sum()) for a in ("Q", "D", "?")}
+    share = {a: float(cells[cells.answer == a].share.sum()) for a in ("Q", other, "?")}
     top = cells.sort_values("decisions", ascending=False).iloc[0]
     unit = "win probability" if r.measure == "win" else "points"
-    return (f"Under {r.policy} at {r.players} players ({r.games} games), quitting beats drawing in "
-            f"{counts.get('Q', 0)} cells ({share['Q']:.0%} of the stuck decisions), drawing beats quitting in "
-            f"{counts.get('D', 0)} ({share['D']:.0%}), and the data cannot separate {counts.get('?', 0)} "
-            f"({share['?']:.0%}); the most frequent cell (hand {int(top.hand_points)} points, {top.bin_low}-"
-            f"{top.bin_high} cards in the pile, token {top.token}) reads {top.answer}: quit - draw = "
-            f"{top.mean_quit_minus_draw:+.3f} {unit} (95% CI [{top.ci_low:+.3f}, {top.ci_high:+.3f}]).")
+    verb = words["play_on"] + "ing"  # drawing, rolling
+    return (f"Under {r.policy} at {r.players} players ({r.games} games; {words['decision']}), quitting beats "
+            f"{verb} in {counts.get('Q', 0)} cells holding {share['Q']:.0%} of the decisions, {verb} beats "
+            f"quitting in {counts.get(other, 0)} cells holding {share[other]:.0%}, and the data cannot "
+            f"separate {counts.get('?', 0)} cells holding {share['?']:.0%}; the most frequent cell ({int(top.hand_points)} "
+            f"points, {top.bin_low}-{top.bin_high} {words['pile']}, token {top.token}) reads {top.answer}: quit - "
+            f"{words['play_on']} = {top.mean_quit_minus_draw:+.3f} {unit} (95% CI [{top.ci_low:+.3f}, "
+            f"{top.ci_high:+.3f}]).")
 
 
 def _conclude_tune(results: list) -> str:
