@@ -550,7 +550,8 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
 
     def contrast(a: int, b: int) -> stats.Estimate:
         weights = np.zeros(len(joint.unit_labels))
-        weights[a], weights[b] = 1.0, -1.0
+        weights[a] += 1.0
+        weights[b] -= 1.0  # a == b: all zero, the difference is exactly 0
         return stats.contrast(tally, headline, weights)
 
     tables, rows = [], []

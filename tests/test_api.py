@@ -159,3 +159,14 @@ def test_bad_plot_path_exits_2_before_running(capsys, tmp_path, monkeypatch, nam
 def test_solve_policy_table_plot():
     fig = llama_sim.solve("dice", row="2 5 L", table=True).plot()
     assert fig.axes and "optimal policy" in fig.axes[0].get_title()
+
+
+def test_sweep_difference_to_the_best_is_zero_for_the_best_and_paired_for_the_rest():
+    """vs_best is the paired difference of each value to the best value on the same deals: exactly 0
+    for the best itself, and near_best marks the values whose interval to it covers 0."""
+    s = llama_sim.sweep("lama", "threshold", "quit_at=4:6:1", vs=["greedy"], players=2, rounds=20000, quiet=True)
+    best = s.summary[s.summary.best].iloc[0]
+    assert (best.vs_best, best.vs_best_ci_low, best.vs_best_ci_high) == (0.0, 0.0, 0.0) and not best.near_best
+    rest = s.summary[~s.summary.best]
+    assert (rest.vs_best > 0).all()  # lower penalty is better: every other value is worse on average
+    assert (rest.near_best == ((rest.vs_best_ci_low <= 0) & (rest.vs_best_ci_high >= 0))).all()
