@@ -132,6 +132,29 @@ def _round_change(hands, s, out, scores, code_penalty, twins, allow20):
     return shedding.seat_penalty(hands, s, code_penalty, twins)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def score_change_value(measure, seat, n, before, after):
+    """A branch's ``M_OWN`` or ``M_RELATIVE`` value from everyone's scores before and after the rest
+    of the round (the dice and Kadabra collectors; L.A.M.A./Party score hands in ``_branch_value``)."""
+    own = after[seat] - before[seat]
+    if measure != M_RELATIVE:
+        return own
+    total = (n - 1) * own
+    for s in range(n):
+        if s != seat:
+            total -= after[s] - before[s]
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_over(scores, n):
+    """Somebody has reached the end of a game (40 points)."""
+    for s in range(n):
+        if scores[s] >= GAME_END_SCORE:
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20, starter_last_card, n, seat,
                   draw_first, measure, hands, deck, pos, top, discard, quit, scores, last_play,

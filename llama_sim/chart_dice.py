@@ -29,11 +29,11 @@ import numpy as np
 from numba import njit, types
 
 from . import rng as R
-from .chart import BRANCH_STREAM, _add, _close_game
+from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
 from .chart_data import MAX_HAND, token_class
 from .games import dice as D
 from .games.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY, round_points
-from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
+from .games.common import MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
 from .jit import Kernel
 from .registry import POLICIES_TYPE
 
@@ -76,21 +76,11 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
                                      entry_of_seat, prng, dice_rng, obs, legal, nolog)
     entry_of_seat[seat] = 0
     _score_round(n, br, end, last_actor, bs)
-    own = bs[seat] - scores[seat]
-    if measure == 0:  # chart.M_OWN
-        return own
-    if measure == 1:  # chart.M_RELATIVE
-        total = (n - 1) * own
-        for s in range(n):
-            if s != seat:
-                total -= bs[s] - scores[s]
-        return total
+    if measure != M_WIN:
+        return score_change_value(measure, seat, n, scores, bs)
     start = last_actor
     for _r in range(MAX_ROUNDS_PER_GAME):
-        top = 0
-        for s in range(n):
-            top = max(top, bs[s])
-        if top >= GAME_END_SCORE:
+        if game_over(bs, n):
             break
         D.deal_round(n, deck, br, bl, bd, bq, grng)
         bret[:] = 0
@@ -231,11 +221,8 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                         h[seat, c] += 1
                 k += 1
             _score_round(n, rows, end, last_actor, scores)
-            top = 0
-            for s in range(n):
-                top = max(top, scores[s])
             start = last_actor
-            if top >= GAME_END_SCORE:
+            if game_over(scores, n):
                 break
         _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
         _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, types
 
 from . import rng as R
-from .chart import BRANCH_STREAM, _add, _close_game
+from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
 from .chart_data import MAX_HAND
 from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, win_units
 from .games.kadabra import kernel as KK
@@ -126,21 +126,11 @@ def _branch_value(n, seat, action, measure, hands, deck, discard, quit, ones, te
     entry_of_seat[seat] = 0
     kd_score_round(n, bh, out, bo, bt, bb, points)
     _totals(n, bo, bt, after)
-    own = after[seat] - before[seat]
-    if measure == 0:  # chart.M_OWN
-        return own
-    if measure == 1:  # chart.M_RELATIVE
-        total = (n - 1) * own
-        for s in range(n):
-            if s != seat:
-                total -= after[s] - before[s]
-        return total
+    if measure != M_WIN:
+        return score_change_value(measure, seat, n, before, after)
     start = last_actor
     for _r in range(MAX_ROUNDS_PER_GAME):
-        top = 0
-        for s in range(n):
-            top = max(top, after[s])
-        if top >= GAME_END_SCORE:
+        if game_over(after, n):
             break
         for i in range(bdeck.shape[0]):
             bdeck[i] = KD_BASE[i]
