@@ -29,7 +29,8 @@ from . import registry, stats
 from .errors import UsageError
 from .games import get_game
 from .output import RESULT_COLUMNS
-from .simulate import Plan, blocks_for, check_plays, comparison_design, run, seat_plan, sweep_design
+from .backends import run
+from .simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
 
 DEFAULT_ROUNDS = 100_000
 DEFAULT_MAX_ROUNDS = 20_000_000
@@ -164,7 +165,8 @@ def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: b
 def _run_work(work, seed: int, backend, count: Optional[int], precision: Optional[float], max_rounds: int,
               half_width, quiet: bool) -> tuple[stats.Tally, dict]:
     """Fixed count (at least ``min_blocks`` deal blocks) or the ``--precision`` loop."""
-    from .simulate import deals, min_blocks, run_to_precision
+    from .backends import run_to_precision
+    from .simulate import deals, min_blocks
 
     what = "games" if work.games_mode else "rounds"
     n_strata = 1 if isinstance(work, Plan) else len(work.tables)

@@ -1,7 +1,7 @@
 """Where chunks run: local threads (``--backend local``) or a Dask cluster (``--backend dask``).
 
 Both run the same ``simulate.Task`` list (stratum, kernel seed, first block, block count) and
-return each chunk's integer sums, which ``simulate.run`` merges exactly, so the same seed gives
+return each chunk's integer sums, which ``run`` (below) merges exactly, so the same seed gives
 the same numbers on any backend, thread count or cluster size.
 
 Dask (an optional extra: ``pip install -e ".[dask]"``; imported only when asked for):
@@ -31,11 +31,17 @@ import sys
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Iterator
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterator
 
 import numpy as np
 
 from .errors import UsageError
+from .simulate import (
+    Plan, Work, check_plays, check_seed, default_threads, empty_tally, iter_tasks, played, run_chunk, strata, warm_up,
+)
+from .stats import Stratified, Tally
 
 BACKENDS = ("local", "dask")
 DASK_MISSING = 'the dask backend needs the optional dask extra: pip install -e ".[dask]"'
@@ -49,8 +55,6 @@ class LocalBackend:
     name = "local"
 
     def __init__(self, threads: int | None = None):
-        from .simulate import default_threads
-
         self.threads = default_threads() if threads is None else threads
         if not 1 <= self.threads <= MAX_THREADS:
             raise UsageError(f"--threads must be from 1 to {MAX_THREADS}, not {self.threads}")
@@ -59,13 +63,9 @@ class LocalBackend:
         return f"{self.threads} thread{'s' if self.threads != 1 else ''}"
 
     def warm(self, work) -> None:
-        from .simulate import strata, warm_up
-
         warm_up(strata(work, 0)[0][0])
 
     def map(self, work, tasks) -> Iterator:
-        from .simulate import run_chunk, strata
-
         plans = [p for p, _ in strata(work, 0)]
 
         def one(task):
@@ -125,8 +125,6 @@ def _user_files(entries) -> list[tuple[str, str]]:
 
 def plan_data(work) -> dict:
     """Everything a worker needs to rebuild ``work``'s plans, as plain picklable data."""
-    from .simulate import strata
-
     plans = [p for p, _ in strata(work, 0)]
     first = plans[0]
     data = {
@@ -166,8 +164,6 @@ def plans_from_data(data: dict) -> list:
     if plans is None:
         from . import registry
         from .games import get_game
-        from .simulate import Plan
-
         _load_files(data["files"])
         game = get_game(data["game"])
         entries = [registry.Player(registry.get(game.name, name), params, label)
@@ -181,15 +177,11 @@ def plans_from_data(data: dict) -> list:
 
 def remote_chunk(data: dict, stratum: int, seed: int, first_block: int, n_blocks: int):
     """The Dask task: one chunk of one stratum, on a worker."""
-    from .simulate import run_chunk
-
     return run_chunk(plans_from_data(data)[stratum], seed, first_block, n_blocks)
 
 
 def configure_worker(data: dict, dask_worker=None) -> int:
     """Run once per worker per plan (``client.run``): thread settings, rebuild, compile/warm."""
-    from .simulate import warm_up
-
     threads = max(1, int(getattr(getattr(dask_worker, "state", None), "nthreads", 0)
                          or getattr(dask_worker, "nthreads", 1) or 1))
     set_numba_threads(threads)
@@ -308,8 +300,6 @@ class DaskBackend:
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         else:
-            from .simulate import default_threads
-
             threads_per_worker = threads_per_worker or 1
             workers = workers or max(1, default_threads() // threads_per_worker)
             if not (1 <= workers <= MAX_THREADS and 1 <= threads_per_worker <= MAX_THREADS):
@@ -399,3 +389,84 @@ def make_backend(name: str, threads: int | None = None, scheduler: str | None = 
             raise UsageError("--workers needs --backend dask")
         return LocalBackend(threads)
     return DaskBackend(scheduler, workers, threads)
+
+
+# ------------------------------------------------------------------------------------ running
+
+def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | None = None,
+        progress: Callable[[int], None] | None = None, chunk: int | None = None,
+        backend=None) -> Tally | Stratified:
+    """Play blocks [first_block, first_block + n_blocks) of every stratum; exact, order-free merge.
+
+    ``backend`` (``llama_sim.backends``) defaults to local threads (``threads``, default all
+    cores). ``progress`` is called with the blocks of each finished chunk (a ``Design`` runs
+    ``n_blocks`` blocks in each of its strata).
+    A ``Plan`` gives a ``Tally``, a ``Design`` a ``Stratified`` tally; the numbers depend only on
+    ``seed`` and the block range, never on threads, chunk size or backend. Memory does not grow
+    with ``n_blocks``: chunks are generated lazily and their integer sums added as they arrive.
+    """
+    check_seed(seed)
+    check_plays(plan, n_blocks)
+    if backend is None:
+        backend = LocalBackend(threads)
+    plans = [p for p, _ in strata(plan, seed)]
+    tasks = iter_tasks(plan, seed, first_block, n_blocks, chunk)
+    backend.warm(plan)
+    sums = [Tally.empty(p.metrics, len(p.unit_labels), p.appearances()) for p in plans]
+    unit = "games" if plan.games_mode else "rounds"
+    for task, (s1, s2) in backend.map(plan, tasks):
+        t = sums[task.stratum]
+        t.s1 += s1  # exact integer sums: the order of arrival does not matter
+        t.s2 += s2
+        t.blocks += task.n_blocks
+        played[unit] += task.n_blocks * plans[task.stratum].rows
+        if progress:
+            progress(task.n_blocks)
+    return sums[0] if isinstance(plan, Plan) else Stratified(tuple(sums))
+
+
+# ------------------------------------------------------------------------------------ precision
+
+@dataclass
+class PrecisionResult:
+    tally: Tally | Stratified
+    reached: bool
+    half_width: float  # the largest covered half-width at the stop
+    batches: list[int]  # cumulative blocks after each batch
+
+
+def next_blocks(blocks: int, half_width: float, precision: float, cap: int) -> int:
+    """Blocks after the next batch: predicted from ``h ~ 1/sqrt(B)`` with 10% margin, within
+    [1.25 B, 4 B] and at most ``cap``."""
+    if math.isfinite(half_width):
+        want = math.ceil(1.1 * blocks * (half_width / precision) ** 2)
+    else:
+        want = 4 * blocks
+    return min(cap, max(want, math.ceil(1.25 * blocks), blocks + 1), 4 * blocks)
+
+
+def run_to_precision(work: Work, seed: int, precision: float, half_width: Callable[[Tally | Stratified], float],
+                     first_blocks: int, max_blocks: int, threads: int | None = None,
+                     progress_factory: Callable[[int], Callable[[int], None]] | None = None, backend=None,
+                     chunk: int | None = None) -> PrecisionResult:
+    """The ``--precision`` loop of the module docstring. ``half_width(tally)`` returns the largest
+    half-width of every interval the rule covers; ``progress_factory(units)`` (units: the batch's
+    blocks times strata) returns the progress callback of one batch."""
+    if not precision > 0:
+        raise UsageError(f"--precision must be positive, not {precision}")
+    max_blocks = max(max_blocks, 1)
+    check_plays(work, max_blocks)
+    target = min(max(first_blocks, 1), max_blocks)
+    tally = empty_tally(work)
+    batches = []
+    while True:
+        n_strata = 1 if isinstance(work, Plan) else len(work.tables)
+        progress = progress_factory((target - tally.blocks) * n_strata) if progress_factory else None
+        tally = tally.merge(run(work, seed, tally.blocks, target - tally.blocks, threads, progress, chunk, backend))
+        batches.append(tally.blocks)
+        h = half_width(tally)
+        if h <= precision:
+            return PrecisionResult(tally, True, h, batches)
+        if tally.blocks >= max_blocks:
+            return PrecisionResult(tally, False, h, batches)
+        target = next_blocks(tally.blocks, h, precision, max_blocks)

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import registry
 from .games import GameSpec
-from .simulate import default_threads, empty_tally, run, run_chunk, seat_plan
+from .backends import run
+from .simulate import default_threads, empty_tally, run_chunk, seat_plan
 
 BENCH_PLAYERS = 4
 BENCH_STRATEGY = {"dice": "threshold"}  # per-game line-up; default greedy

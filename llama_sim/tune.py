@@ -38,7 +38,7 @@ and the starting parameters are re-measured on fresh deals (a different seed str
 reported with the paired interval of their difference. Against a fixed field both play every seat
 against that field; in self-play they meet in ``compare``'s balanced design (head to head).
 
-Same seed, same result, for any thread count (``simulate.run`` merges exact integer sums).
+Same seed, same result, for any thread count (``backends.run`` merges exact integer sums).
 """
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ import pandas as pd
 from . import registry, stats
 from .errors import UsageError
 from .games import GameSpec, get_game
-from .simulate import Plan, comparison_design, run, stratum_seed
+from .backends import run
+from .simulate import Plan, comparison_design, stratum_seed
 from .stats import Tally
 
 METRICS = ("win_rate", "penalty_per_round")

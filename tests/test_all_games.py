@@ -5,7 +5,8 @@ import pytest
 from llama_sim import registry
 from llama_sim.games import all_games, get_game
 from llama_sim.games.common import M_FINAL, M_PENALTY, M_ROUNDS, M_WIN60, WIN_UNITS
-from llama_sim.simulate import run, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import seat_plan
 
 START_POINTS = {"kadabra": 3}  # Kadabra players start every game with three 1-tokens
 

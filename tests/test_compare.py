@@ -16,10 +16,11 @@ from llama_sim.cli import main
 from llama_sim.errors import UsageError
 from llama_sim.games import all_games, get_game
 from llama_sim.output import RESULT_COLUMNS
+from llama_sim.backends import next_blocks, run, run_to_precision
 from llama_sim.simulate import (
     PAIRED_COLUMNS, RANKING_COLUMNS, SEAT_COLUMNS, Plan, comparison_design, comparison_half_width,
-    min_blocks, next_blocks, paired_table, ranking_table, rotation_plan, run, run_chunk,
-    run_to_precision, seat_effects_plan, seat_half_width, seat_table, seating_classes, strata,
+    min_blocks, paired_table, ranking_table, rotation_plan, run_chunk, seat_effects_plan, seat_half_width,
+    seat_table, seating_classes, strata,
 )
 from llama_sim.stats import ROUND_METRICS, Stratified, Tally
 

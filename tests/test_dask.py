@@ -10,8 +10,9 @@ from llama_sim import registry, stats  # noqa: E402
 from llama_sim.backends import DaskBackend, plan_data  # noqa: E402
 from llama_sim.cli import main  # noqa: E402
 from llama_sim.games import get_game  # noqa: E402
+from llama_sim.backends import run, run_to_precision  # noqa: E402
 from llama_sim.simulate import (  # noqa: E402
-    comparison_design, comparison_half_width, run, run_to_precision, seat_effects_plan,
+    comparison_design, comparison_half_width, seat_effects_plan,
 )
 
 LAMA = get_game("lama")

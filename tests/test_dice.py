@@ -15,7 +15,8 @@ from llama_sim.games import common, dice
 from llama_sim.registry import POLICY_SIG
 from numba import njit
 from llama_sim.games.common import largest_token
-from llama_sim.simulate import rotation_plan, run, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import rotation_plan, seat_plan
 from llama_sim.strategies import dice as sd
 
 L = dice.LLAMA

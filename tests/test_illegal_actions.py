@@ -10,7 +10,8 @@ from llama_sim import registry
 from llama_sim.errors import ILLEGAL_ACTION, UsageError, illegal_action_error
 from llama_sim.games import get_game
 from llama_sim.games import lama, party
-from llama_sim.simulate import raise_illegal_action, run, run_chunk, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import raise_illegal_action, run_chunk, seat_plan
 from cli_helpers import call
 
 MODULES = {"lama": lama, "party": party}

@@ -14,7 +14,8 @@ from llama_sim.errors import UsageError
 from llama_sim import registry, rng, stats
 from llama_sim.games import common, kadabra as K
 from llama_sim.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
-from llama_sim.simulate import comparison_design, rotation_plan, run, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import comparison_design, rotation_plan, seat_plan
 from llama_sim.strategies import _helpers
 from llama_sim.strategies import kadabra as S
 

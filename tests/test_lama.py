@@ -10,7 +10,8 @@ from llama_sim import registry, rng, stats
 from llama_sim.games import lama
 from llama_sim.errors import UsageError
 from llama_sim.games.common import distinct_penalty, largest_token
-from llama_sim.simulate import rotation_plan, run, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import rotation_plan, seat_plan
 
 import shedding_helpers as helpers  # tests/shedding_helpers.py
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from llama_sim import registry, rng, stats
 from llama_sim.games import lama, party, shedding
 from llama_sim.games.common import largest_token
-from llama_sim.simulate import rotation_plan, run, seat_plan
+from llama_sim.backends import run
+from llama_sim.simulate import rotation_plan, seat_plan
 from llama_sim.strategies import party as pstrat
 
 import shedding_helpers as helpers  # tests/shedding_helpers.py

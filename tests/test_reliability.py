@@ -25,12 +25,12 @@ def one_line_error(code, err, needle=""):
 # ------------------------------------------------------------------------------ --out (item 3)
 
 def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatch):
-    import llama_sim.simulate as sim
+    import llama_sim.backends as backends
 
     def no_run(*a, **k):  # any simulation at all fails the test
         raise AssertionError("simulated before checking --out")
 
-    monkeypatch.setattr(sim, "run", no_run)
+    monkeypatch.setattr(backends, "run", no_run)
     monkeypatch.setattr("llama_sim.api.run", no_run)
     (tmp_path / "afile").write_text("x")
     cases = [
@@ -193,9 +193,11 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
     ["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=1:2:1", "--rounds", str(2**70)],
 ])
 def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
+    import llama_sim.backends as backends
     import llama_sim.simulate as sim
 
-    monkeypatch.setattr(sim, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
+    for module in (sim, backends):  # warm-up plays through simulate's, the chunks through backends'
+        monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
     one_line_error(*call(capsys, *args, "-q")[::2], "at most 100000000000 (1e11)")
 
 
