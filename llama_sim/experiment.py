@@ -597,7 +597,8 @@ def _conclude_chart(results: list) -> str:
     counts = cells.answer.value_counts()
     share = {a: float(cells[cells.answer == a].share.sum()) for a in ("Q", other, "?")}
     top = cells.sort_values("decisions", ascending=False).iloc[0]
-    unit = "win probability" if r.measure == "win" else "points"
+    # The win measure values a branch by minus its win share: quit - draw > 0 means drawing wins more often.
+    unit = "in the chance of not winning the game" if r.measure == "win" else "points"
     verb = words["play_on"] + "ing"  # drawing, rolling
     return (f"Under {r.policy} at {r.players} players ({r.games} games; {words['decision']}), quitting beats "
             f"{verb} in {counts.get('Q', 0)} cells holding {share['Q']:.0%} of the decisions, {verb} beats "
