@@ -40,10 +40,14 @@ def check_plot_path(path: Path, force: bool, option: str = "--plot") -> None:
 
 
 def save(fig, path: Path) -> None:
-    """PNG or SVG by the file name; no timestamps, so the same result gives the same file."""
+    """PNG or SVG by the file name; no timestamps and fixed SVG element ids (a salt instead of random
+    ones), so the same result gives the same file and a regenerated report changes only what changed."""
+    import matplotlib
+
     path = Path(path)
     metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
-    fig.savefig(path, dpi=DPI, metadata=metadata)
+    with matplotlib.rc_context({"svg.hashsalt": "llama_sim"}):
+        fig.savefig(path, dpi=DPI, metadata=metadata)
 
 
 def _figure(width: float, height: float):

@@ -141,6 +141,15 @@ def test_plot_option_writes_a_valid_image(capsys, tmp_path, args, suffix):
         assert ET.fromstring(data).tag.endswith("svg")
 
 
+def test_the_same_result_gives_byte_identical_plot_files(capsys, tmp_path):
+    """Regenerated reports change only where results changed: no timestamps, no random SVG ids."""
+    for name in ("a.svg", "b.svg", "a.png", "b.png"):
+        main(["compare", "-g", "lama", "smart", "greedy", "--rounds", "500", "-q", "--plot", str(tmp_path / name)])
+    capsys.readouterr()
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
 @pytest.mark.parametrize("name,needle", [("x.pdf", "use a .png or .svg"), ("nofolder/x.png", "does not exist"),
                                          ("exists.png", "exists; pass --force")])
 def test_bad_plot_path_exits_2_before_running(capsys, tmp_path, monkeypatch, name, needle):
