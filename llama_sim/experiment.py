@@ -1082,7 +1082,10 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
         results = entry.run(step_spec(spec, step), entry.scale(step.args, scale), quiet)
         seconds = time.perf_counter() - t0
         tables = {t: pd.concat([getattr(r, t) for r in results], ignore_index=True) for t in entry.tables}
-        outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds))
+        own = [] if step.options is None else ["Rule-set options of this step: " + "; ".join(
+            f"{k.replace('_', ' ')}: {v}" for k, v in game.describe_config(game.config(**step.options)).items())]
+        outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds,
+                                    details=own))
     run_info = {
         "command": command or f"llama_sim.run_experiment({spec.source!r}, scale={scale})",
         "spec": spec.source, "name": spec.name, "question": spec.question, "game": spec.game,
@@ -1165,6 +1168,10 @@ def _md_table(df: pd.DataFrame) -> str:
 def _summary_lines(result: ExperimentResult) -> list[str]:
     spec, run = result.spec, result.run
     rules = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run["rules"].items()) or "standard"
+    own = [s.name for s in spec.steps if s.options is not None]
+    if own:  # steps with their own rule-set options (per-step options or an option grid)
+        rules += f"; steps {', '.join(own)} set their own, see each step" if len(own) < len(spec.steps) else \
+            "; every step sets its own, see each step"
     return [f"- Rule set: `{spec.game}` ({rules}); seed {spec.seed}; scale {run['scale']:g}",
             f"- Command: `{run['command']}`",
             f"- llama_sim {run['llama_sim_version']}, commit {run['git_commit'] or 'unknown'}; "

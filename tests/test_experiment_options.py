@@ -41,6 +41,9 @@ rounds = 500
     assert run["rules"]["dice_layout"] == "13-25-46"
     assert run["steps"][0]["rules"]["dice_layout"] == "16-25-34" and "rules" not in run["steps"][1]
     check_report(tmp_path / "r")
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "dice layout: 13-25-46; dice faces: 1235LL/1346LL/2456LL; steps own set their own, see each step" in md
+    assert "- Rule-set options of this step: dice layout: 16-25-34;" in md
 
 
 def test_option_grid_runs_once_per_value_each_on_its_own_seed(tmp_path):
@@ -92,7 +95,7 @@ option_grid = {{ dice_layout = {json.dumps(layouts)} }}
     assert run["steps"][0]["option_grid"] == {"dice_layout": layouts} and run["steps"][0]["seeds"] == [7, 8]
     check_report(out)
     md = (out / "report.md").read_text()
-    assert "- dice layout 14-25-36 (seed 8): At 4 players" in md
+    assert "- dice layout 14-25-36 (seed 8): At 4 players" in md and "every step sets its own, see each step" in md
 
 
 def test_all_means_every_dice_layout():
