@@ -35,6 +35,13 @@ games and max_rounds count (precision targets are widened by ``1/sqrt(scale)``),
 The same spec and seed give identical tables. Each step states its conclusion in one sentence,
 derived from the data, with its interval.
 
+Rule-set options per step: ``options = { dice_layout = "13-25-46" }`` on a step overrides the
+spec's ``options`` for that step; ``option_grid = { dice_layout = "all" }`` (or a list of values)
+runs the step once per value (``"all"``: every value the rule set names, e.g. the 15 dice layouts).
+Each value plays its own deals (seed, seed + 1, ... in grid order), so the runs are independent: the
+step's tables gain a column per grid key, and its conclusion and summary table across the values
+(``llama_sim.across``) compare values with unpaired intervals.
+
 Step kinds are a table (``STEP_KINDS``): a kind names its keys and its run, table, conclusion and
 display functions and how ``--scale`` applies to it, so a new kind is one entry.
 """
@@ -76,6 +83,8 @@ class Step:
     name: str
     title: str
     args: dict  # validated API keyword arguments (before scaling)
+    options: Optional[dict] = None  # the step's rule-set options (None: the spec's)
+    option_grid: dict = field(default_factory=dict)  # option -> values: one run per value
 
 
 @dataclass
@@ -393,6 +402,162 @@ def _check_tune(check, where, step, spec, defaults, game) -> dict:
         if args["metric"] not in ("win_rate", "penalty_per_round"):
             check.fail(f"{where}metric", f"use win_rate or penalty_per_round, not '{args['metric']}'")
     return args
+
+
+# ------------------------------------------------------------------------------------ per-step options
+
+STEP_OPTION_KEYS = frozenset({"options", "option_grid"})
+
+
+def all_option_values(game, key: str) -> Optional[list]:
+    """What ``option_grid = { key = "all" }`` means: every value a rule set names for the option."""
+    if game.name == "dice" and key == "dice_layout":
+        from .games.dice import LAYOUT_NAMES
+
+        return list(LAYOUT_NAMES)
+    return None
+
+
+def _option_value(check: _Checker, key: str, value):
+    if isinstance(value, str):
+        return check.string(key, value)
+    if not isinstance(value, (bool, int, float)):
+        check.fail(key, f"must be a string, not {_type_name(value)}")
+    return value
+
+
+def _step_options(check: _Checker, where: str, step: dict, spec_options: dict, folder: Path,
+                  game) -> tuple[Optional[dict], dict]:
+    """A step's ``options`` (merged over the spec's) and ``option_grid`` (option -> values), each
+    value checked by the rule set; (None, {}) when the step has neither."""
+    if not STEP_OPTION_KEYS & set(step):
+        return None, {}
+    own = step.get("options", {})
+    if not isinstance(own, dict):
+        check.fail(f"{where}options", f"must be a table, e.g. {{ dice_layout = \"13-25-46\" }}, not {_type_name(own)}")
+    merged = dict(spec_options)
+    for key, value in own.items():
+        merged[key] = _option_value(check, f"{where}options.{key}", value)
+        if key == "deck_file":
+            merged[key] = folder / value
+    try:
+        game.config(**merged)
+    except UsageError as exc:
+        check.fail(f"{where}options", str(exc))
+    grid_raw = step.get("option_grid", {})
+    if not isinstance(grid_raw, dict) or ("option_grid" in step and not grid_raw):
+        check.fail(f"{where}option_grid", f"must be a table of option values, e.g. {{ dice_layout = \"all\" }}, "
+                                          f"not {_type_name(grid_raw)}")
+    grid = {}
+    for key, values in grid_raw.items():
+        k = f"{where}option_grid.{key}"
+        if key in own:
+            check.fail(k, "is also set in the step's options; give it in one of them")
+        if values == "all":
+            values = all_option_values(game, key)
+            if values is None:
+                check.fail(k, f"\"all\" is known only for a dice_layout; list the values of {key}")
+        elif not isinstance(values, list) or not values:
+            check.fail(k, f"must be \"all\" or a non-empty list of values, not {_type_name(values)}")
+        else:
+            values = [_option_value(check, f"{k}[{i}]", v) for i, v in enumerate(values)]
+        if len(set(values)) != len(values):
+            check.fail(k, "lists a value twice")
+        for i, v in enumerate(values):
+            try:
+                game.config(**{**merged, key: folder / v if key == "deck_file" else v})
+            except UsageError as exc:
+                check.fail(f"{k}[{i}]", str(exc))
+        grid[key] = values
+    return merged, grid
+
+
+def _check_distinct_line_up(check: _Checker, where: str, kind: str, args: dict, game) -> None:
+    """Two compared strategies that play the same policy with the same values at a table (a spec
+    that leaves a parameter unset plays the count's preset) would compare a strategy with itself."""
+    from . import registry
+
+    if kind != "compare":
+        return
+    for n in args["players"]:
+        played = {}
+        for s in args["strategies"]:
+            p = registry.at_table(registry.parse_spec(game.name, s), n)
+            key = (p.strategy.name, tuple(np.asarray(p.params, dtype=float).tolist()))
+            if key in played:
+                check.fail(f"{where}strategies", f"'{played[key]}' and '{s}' play {p.strategy.name} with the same "
+                                                 f"parameters at {n} players (unset ones take the preset); spell "
+                                                 f"the values out")
+            played[key] = s
+
+
+def step_spec(spec: Spec, step: Step) -> Spec:
+    """The spec as one step sees it: its own rule-set options, if it has any."""
+    from dataclasses import replace
+
+    return spec if step.options is None else replace(spec, options=step.options)
+
+
+def option_grid_points(step: Step) -> list[dict]:
+    """Every combination of the grid's values (first key outermost)."""
+    import itertools
+
+    keys = list(step.option_grid)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*step.option_grid.values())]
+
+
+def _tag_text(tag: dict, sep: Optional[str] = None) -> str:
+    """``dice layout 13-25-46`` for a sentence; with ``sep`` only the values (``13-25-46``), for a file name."""
+    if sep is not None:
+        return sep.join("".join(c if c.isalnum() or c in "-." else "_" for c in str(v)) for v in tag.values())
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in tag.items())
+
+
+def _tagged(df: pd.DataFrame, tag: dict) -> pd.DataFrame:
+    """``df`` with the grid point's option values as leading columns (unless it has them already)."""
+    new = {k: v for k, v in tag.items() if k not in df.columns}
+    return df.assign(**new)[[*new, *df.columns]]
+
+
+def _run_option_grid(spec: Spec, step: Step, entry, scale: float, quiet: bool, started: float) -> "StepOutcome":
+    """Run the step once per grid point, each on its own deals (seed + index), tag every table with
+    the point's option values and summarise across the points (``llama_sim.across``)."""
+    from dataclasses import replace
+
+    from . import across
+
+    results, tags, details, displays = [], [], [], []
+    for i, point in enumerate(option_grid_points(step)):
+        if not quiet:
+            print(f"llamasim:   {_tag_text(point)}", file=sys.stderr, flush=True)
+        options = {**step.options, **point}
+        got = entry.run(replace(spec, options=options, seed=spec.seed + i), entry.scale(step.args, scale), quiet)
+        results += got
+        tags += [point] * len(got)
+        seed = "" if step.kind == "solve" else f" (seed {spec.seed + i})"
+        details.append(f"{_tag_text(point)}{seed}: {entry.conclude(got)}")
+        displays.append(_tagged(entry.display(got), point))
+    seconds = time.perf_counter() - started
+    tables = {t: pd.concat([_tagged(getattr(r, t), tag) for r, tag in zip(results, tags)], ignore_index=True)
+              for t in entry.tables}
+    summary = across.summarise(step.kind, results, tags)
+    if summary is None:
+        return StepOutcome(step, results, tables, " ".join(details), pd.concat(displays, ignore_index=True), seconds,
+                           tags=tags)
+    tables.update(summary.tables)
+    return StepOutcome(step, results, tables, summary.sentence, summary.display, seconds, tags=tags, details=details,
+                       summary=summary)
+
+
+def _step_rules(spec: Spec, step: Step, game) -> dict:
+    """run.json: the rule-set options of a step that sets its own, and its grid."""
+    out = {}
+    if step.options is not None:
+        out["rules"] = game.describe_config(game.config(**step.options))
+    if step.option_grid:
+        out["option_grid"] = {k: [str(v) for v in vs] for k, vs in step.option_grid.items()}
+        out["seeds"] = [spec.seed + i for i in range(len(option_grid_points(step)))]
+    return out
 
 
 # ------------------------------------------------------------------------------------ running
@@ -799,7 +964,7 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         if kind not in STEP_KINDS:
             check.fail(f"{where}kind", f"unknown step kind '{kind}' (use {', '.join(STEP_KINDS)})")
         entry = STEP_KINDS[kind]
-        check.unknown(where, step, entry.keys)
+        check.unknown(where, step, entry.keys | STEP_OPTION_KEYS)
         step_name = check.string(f"{where}name", step["name"]) if "name" in step else f"{i + 1}-{kind}"
         if not all(c.isalnum() or c in "-_" for c in step_name):
             check.fail(f"{where}name", f"'{step_name}' may hold only letters, digits, - and _")
@@ -807,8 +972,11 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
             check.fail(f"{where}name", f"'{step_name}' is used by another step")
         names.add(step_name)
         title = check.string(f"{where}title", step["title"]) if "title" in step else kind.replace("_", " ")
-        args = entry.check(check, where, step, raw, defaults, game)
-        steps.append(Step(kind, step_name, title, args))
+        step_options, option_grid = _step_options(check, where, step, options, folder, game)
+        seen = raw if step_options is None else {**raw, "options": {**raw.get("options", {}), **step.get("options", {})}}
+        args = entry.check(check, where, step, seen, defaults, game)
+        _check_distinct_line_up(check, where, kind, args, game)
+        steps.append(Step(kind, step_name, title, args, step_options, option_grid))
     return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file)
 
 
@@ -823,6 +991,9 @@ class StepOutcome:
     display: pd.DataFrame
     seconds: float
     plots: list[str] = field(default_factory=list)  # plot files, relative to the report folder
+    tags: list[dict] = field(default_factory=list)  # option grid: each result's option values
+    details: list[str] = field(default_factory=list)  # option grid: each value's own conclusion
+    summary: Any = None  # option grid: the ``llama_sim.across`` summary across the values
 
 
 @dataclass
@@ -906,10 +1077,16 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
             print(f"llamasim: step {i + 1}/{len(spec.steps)}: {step.name} ({step.title})", file=sys.stderr,
                   flush=True)
         t0 = time.perf_counter()
-        results = entry.run(spec, entry.scale(step.args, scale), quiet)
+        if step.option_grid:
+            outcomes.append(_run_option_grid(spec, step, entry, scale, quiet, t0))
+            continue
+        results = entry.run(step_spec(spec, step), entry.scale(step.args, scale), quiet)
         seconds = time.perf_counter() - t0
         tables = {t: pd.concat([getattr(r, t) for r in results], ignore_index=True) for t in entry.tables}
-        outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds))
+        own = [] if step.options is None else ["Rule-set options of this step: " + "; ".join(
+            f"{k.replace('_', ' ')}: {v}" for k, v in game.describe_config(game.config(**step.options)).items())]
+        outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds,
+                                    details=own))
     run_info = {
         "command": command or f"llama_sim.run_experiment({spec.source!r}, scale={scale})",
         "spec": spec.source, "name": spec.name, "question": spec.question, "game": spec.game,
@@ -917,7 +1094,7 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
         "python": sys.version.split()[0], "numpy": np.__version__, "pandas": pd.__version__,
         "rules": game.describe_config(game.config(**spec.options)),
         "steps": [{"name": o.step.name, "kind": o.step.kind, "arguments": _jsonable(
-                       STEP_KINDS[o.step.kind].scale(o.step.args, scale)),
+                       STEP_KINDS[o.step.kind].scale(o.step.args, scale)), **_step_rules(spec, o.step, game),
                    "seconds": round(o.seconds, 3), "conclusion": o.conclusion} for o in outcomes],
         "seconds": round(time.perf_counter() - started, 3),
     }
@@ -948,7 +1125,10 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
                 df.to_parquet(tmp / "tables" / f"{o.step.name}_{name}.parquet", index=False)
             suffix = STEP_KINDS[o.step.kind].plot_suffix
             figures = [(f"{o.step.name}{suffix(r) if len(o.results) > 1 else ''}", r.plot) for r in o.results]
-            if o.step.kind == "compare" and len(o.results) > 1:  # the league over player counts first
+            if o.tags:  # an option grid: the summary across the values, else one plot per value
+                figures = ([(o.step.name, o.summary.plot)] if o.summary is not None else
+                           [(f"{o.step.name}_{_tag_text(t, '_')}{suffix(r)}", r.plot) for r, t in zip(o.results, o.tags)])
+            elif o.step.kind == "compare" and len(o.results) > 1:  # the league over player counts first
                 figures.insert(0, (o.step.name, lambda results=o.results: plot_league(results)))
             for stem, draw in figures:
                 fig = draw()
@@ -989,6 +1169,10 @@ def _md_table(df: pd.DataFrame) -> str:
 def _summary_lines(result: ExperimentResult) -> list[str]:
     spec, run = result.spec, result.run
     rules = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run["rules"].items()) or "standard"
+    own = [s.name for s in spec.steps if s.options is not None]
+    if own:  # steps with their own rule-set options (per-step options or an option grid)
+        rules += f"; steps {', '.join(own)} set their own, see each step" if len(own) < len(spec.steps) else \
+            "; every step sets its own, see each step"
     return [f"- Rule set: `{spec.game}` ({rules}); seed {spec.seed}; scale {run['scale']:g}",
             f"- Command: `{run['command']}`",
             f"- llama_sim {run['llama_sim_version']}, commit {run['git_commit'] or 'unknown'}; "
@@ -1002,6 +1186,7 @@ def render_markdown(result: ExperimentResult) -> str:
     lines += [""] + _summary_lines(result) + [""]
     for i, o in enumerate(result.steps, 1):
         lines += [f"## {i}. {o.step.title} (`{o.step.kind}`, step `{o.step.name}`)", "", o.conclusion, ""]
+        lines += [f"- {d}" for d in o.details] + ([""] if o.details else [])
         for p in o.plots:
             lines += [f"![{o.step.title}]({p})", "", f"(vector: [{Path(p).with_suffix('.svg')}]"
                                                      f"({Path(p).with_suffix('.svg')}))", ""]
@@ -1026,6 +1211,8 @@ def render_html(result: ExperimentResult, images: dict[str, bytes]) -> str:
     for i, o in enumerate(result.steps, 1):
         parts += [f"<h2>{i}. {e(o.step.title)} ({e(o.step.kind)}, step {e(o.step.name)})</h2>",
                   f"<p>{e(o.conclusion)}</p>"]
+        if o.details:
+            parts += ["<ul>"] + [f"<li>{e(d)}</li>" for d in o.details] + ["</ul>"]
         for p in o.plots:
             data = base64.b64encode(images[p]).decode()
             parts.append(f"<p><img alt=\"{e(o.step.title)}\" data-file=\"{e(p)}\" src=\"data:image/png;base64,{data}\"></p>")

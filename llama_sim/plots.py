@@ -6,6 +6,7 @@ result object; ``result.plot()`` calls it.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,22 @@ def _rules(header: str) -> str:
     return ""
 
 
+def wrap_label(text: str, width: int = 30) -> str:
+    """A long strategy spec (``keep_llama:quit_at=1,keep=1,...``) broken after commas, so tick
+    labels never squeeze the axes away."""
+    lines, line = [], ""
+    for part in str(text).split(","):
+        piece = part if not line else "," + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line += piece
+    return "\n".join(lines + [line])
+
+
 def _errorbar_h(ax, values, lows, highs, labels, color=BLUE):
+    labels = [wrap_label(x) for x in labels]
     y = np.arange(len(values))[::-1]
     values, lows, highs = (np.asarray(x, dtype=float) for x in (values, lows, highs))
     ax.errorbar(values, y, xerr=[values - lows, highs - values], fmt="o", color=color, capsize=4)
@@ -88,7 +104,11 @@ def plot_compare(result):
     """Per compared metric: each strategy's value with its interval (best first), and a forest plot
     of every pair's paired difference a - b with its interval (0 = no difference)."""
     metrics = list(dict.fromkeys(result.paired["metric"])) or ["penalty_per_round"]
-    fig = _figure(11, 1.2 + 0.45 * len(metrics) * max(3, len(result.ranking) // max(1, len(metrics)) + 1))
+    pairs_per_metric = len(result.paired) // max(1, len(metrics))
+    lines = max([1] + [wrap_label(f"{a} - {b}" if len(a) + len(b) <= 40 else f"{a},\n- {b}").count("\n") + 1
+                       for a, b in zip(result.paired.strategy_a, result.paired.strategy_b)])
+    rows = max(3, len(result.ranking) // max(1, len(metrics)) + 1, 0.4 * lines * pairs_per_metric + 1)
+    fig = _figure(11, 1.2 + 0.45 * len(metrics) * rows)
     axes = fig.subplots(len(metrics), 2, squeeze=False)
     for (ax_v, ax_d), metric in zip(axes, metrics):
         rank = result.ranking[result.ranking.metric == metric]
@@ -98,7 +118,8 @@ def plot_compare(result):
         ax_v.set_xlabel(_label(metric))
         ax_v.set_title(f"{metric} per strategy, 95% CI\n(best first)")
         pairs = result.paired[result.paired.metric == metric]
-        labels = [f"{a} - {b}" for a, b in zip(pairs.strategy_a, pairs.strategy_b)]
+        labels = [f"{a} - {b}" if len(a) + len(b) <= 40 else f"{wrap_label(a)}\n- {wrap_label(b)}"
+                  for a, b in zip(pairs.strategy_a, pairs.strategy_b)]
         colors = [ORANGE if b else GREY for b in pairs["better"]]
         y = np.arange(len(pairs))[::-1]
         for yi, (_, r), c in zip(y, pairs.iterrows(), colors):
@@ -110,7 +131,8 @@ def plot_compare(result):
         ax_d.locator_params(axis="x", nbins=6)
         ax_d.set_xlabel(f"difference a - b ({UNITS.get(metric, metric)})")
         ax_d.set_title("paired differences a - b, 95% CI\n(orange: Holm-adjusted p < 0.05)")
-    fig.suptitle(_title(result.header) + " (95% intervals over deal blocks)" + _rules(result.header))
+    fig.suptitle("\n".join(textwrap.wrap(_title(result.header) + " (95% intervals over deal blocks)", 110))
+                 + _rules(result.header))
     return fig
 
 
