@@ -371,19 +371,16 @@ def threshold(obs, legal, params, rng):
           params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at"),
                   "keep": (1, 1, 7, "llama cards to keep in the row"),
                   "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay"),
-                  "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")},
-          presets={2: {"quit_at": 10, "keep": 4, "min_others": 8, "alone_only": 0},
-                   4: {"quit_at": 3, "keep": 3, "min_others": 7, "alone_only": 1},
-                   6: {"quit_at": 1, "keep": 1, "min_others": 3, "alone_only": 1}})
+                  "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")})
 def keep_llama(obs, legal, params, rng):
-    """Presets by player count, tuned with `llamasim tune -g dice --strategy keep_llama -p N --vs self
-    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g dice -p N
-    keep_llama:<preset> keep_llama:quit_at=10,keep=1,min_others=1,alone_only=0 --games 20000 --seed 5
-    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
-    quit_at=10,keep=4,min_others=8,alone_only=0, +0.076 [+0.063, +0.089]; 4p:
-    quit_at=3,keep=3,min_others=7,alone_only=1, +0.230 [+0.224, +0.236]; 6p:
-    quit_at=1,keep=1,min_others=3,alone_only=1, +0.190 [+0.187, +0.194]. 3 and 5 players take the 4- and
-    6-player preset (nearest count, ties to the larger)."""
+    """No presets: tuning switches keeping off. `llamasim tune -g dice --strategy keep_llama -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` picked keep=4,min_others=8 at 2 players and
+    keep=3,min_others=7,alone_only=1 at 4, which play exactly like `threshold` at the same quit_at
+    (paired difference 0.000 [0.000, 0.000], experiments/dice-keep-llamas.toml); as presets they made a
+    strategy named keep_llama that never keeps. What keeping one llama costs against discarding it, at
+    the same quit threshold (reports/dice-keep-llamas, `llamasim run experiments/dice-keep-llamas.toml`,
+    40000 games, win rate, paired 95% intervals): 2 players 0.075 [0.066, 0.084], 3: 0.020 [0.015,
+    0.026], 4: 0.037 [0.033, 0.042], 5: 0.047 [0.043, 0.050], 6: 0.051 [0.047, 0.054]."""
     keep = int(params[1])
     if params[3] > 0 and obs[OBS_ACTIVE] > 1:
         keep = 0
