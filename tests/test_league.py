@@ -152,3 +152,35 @@ def test_bad_league_arguments_raise_usage_errors(kwargs, needle):
     args = {"strategies": THREE, "players": 2, "games": 100, "quiet": True, **kwargs}
     with pytest.raises(UsageError, match=needle):
         llama_sim.league("lama", **args)
+
+
+def test_league_api_matches_the_cli_json(capsys):
+    import json
+
+    from llama_sim.output import to_json
+    from cli_helpers import call
+
+    code, out, err = call(capsys, "compare", "-g", "lama", "--league", "smart", "greedy", "threshold", "-p", "3",
+                          "--games", "300", "--seed", "4", "--format", "json", "--view", "all", "-q")
+    assert code == 0, err
+    doc = json.loads(out)
+    r = llama_sim.league("lama", THREE, players=3, games=300, seed=4, quiet=True)
+    for name in r.tables:
+        assert json.loads(to_json(getattr(r, name))) == doc[name]
+    code, out, err = call(capsys, "compare", "-g", "lama", "--league", "all", "-p", "2", "--games", "300", "-q")
+    assert code == 0, err
+    assert out.startswith("L.A.M.A.: league of 6 strategies at 2 players") and "At 2 players " in out
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--seat-table"], "not --seat-table"),
+    (["--precision", "0.1"], "not --precision"),
+    (["--view", "seats"], "--view seats needs --seat-table"),
+    (["-p", "9"], "2 to 6 players"),
+    (["smart"], "given twice"),
+])
+def test_bad_league_command_lines_exit_2(capsys, extra, needle):
+    from cli_helpers import call
+
+    code, out, err = call(capsys, "compare", "-g", "lama", "--league", "smart", "greedy", "--games", "100", *extra)
+    assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err
