@@ -118,7 +118,8 @@ def _words(metric: str) -> str:
 @dataclass
 class LeagueResult:
     """``league``: per player count, ``results`` (each strategy's mean over its line-ups, the
-    contract layout, seat empty), ``paired`` (every pair's edge over the line-ups that hold both),
+    contract layout, seat empty), ``paired`` (every pair's difference of league values, paired in
+    the line-ups that hold both, and its head-to-head over those line-ups only),
     ``ranking`` (best first per compared metric), ``strongest`` (the best strategy and its edge over
     the runner-up, with a sentence) and ``lineups`` (every line-up's own values, seed and size)."""
 
@@ -159,8 +160,9 @@ class LeagueResult:
             for r in g.itertuples():
                 close = f"  ~ {r.indistinguishable_from}" if r.indistinguishable_from else ""
                 lines.append(f"  {r.rank:>2}  {r.strategy:<{width}}  {r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                             f"  {r.lineups} line-ups{close}")
-        lines += ["", "~ : strategies the data cannot separate from it head-to-head (Holm-adjusted p >= 0.05)"]
+                             f"  {r.lineups} line-up{'s' if r.lineups > 1 else ''}{close}")
+        lines += ["", "~ : strategies the data cannot separate from it (difference of league values, "
+                      "Holm-adjusted p >= 0.05)"]
         return "\n".join(lines)
 
     def plot(self):

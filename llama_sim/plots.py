@@ -191,13 +191,17 @@ def plot_league_table(result):
                               color=color, ms=5, capsize=3, label=label)
         ax_d.axhline(0, color="black", lw=0.8)
         ax_d.set_ylabel(f"difference to the best\n({UNITS.get(metric, metric)})")
-        ax_d.set_title(f"{metric} minus the best's at each count\n({LEAGUE_LEADERS} leaders; the best at 0), 95% CI")
+        ax_d.set_title(f"{metric} minus the best's at each count\n"
+                       f"({min(LEAGUE_LEADERS, len(strategies))} leaders; the best at 0), 95% CI")
         ax_d.legend(fontsize="small", ncols=2)
         for a in (ax, ax_d):
             a.set_xticks(counts)
             a.set_xlabel("players at the table")
             a.grid(alpha=0.3)
-    fig.suptitle(_title(result.header) + _rules(result.header))
+    import textwrap
+
+    rules = textwrap.fill(_rules(result.header).strip(), 140)  # Kadabra's symbol table is a long line
+    fig.suptitle(_title(result.header) + ("\n" + rules if rules else ""))
     return fig
 
 
