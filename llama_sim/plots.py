@@ -240,7 +240,7 @@ def plot_seat_table(result):
         ax.set_ylabel(f"{metric}\n({unit})")
         ax_d.set_ylabel(f"seat minus mean of seats\n({unit})")
         ax.set_title(f"every seat plays {strategy}: {metric} by seat, 95% CI")
-        ax_d.set_title("seat advantage: difference from the table mean, paired 95% CI")
+        ax_d.set_title("seat advantage: difference from the table mean,\npaired 95% CI")
         ax_d.legend(fontsize="small", ncols=min(3, len(counts)), loc="best")
     fig.suptitle(_title(result.header) + _rules(result.header))
     return fig
