@@ -9,8 +9,8 @@ is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
-``chart``, ``tune``, ``run_experiment``.
-``llama_sim.simulate``, ``llama_sim.advise``, ``llama_sim.chart`` and ``llama_sim.tune`` are also the modules of those names; calling them
+``chart``, ``tune``, ``league``, ``run_experiment``.
+``llama_sim.simulate``, ``llama_sim.advise``, ``llama_sim.chart``, ``llama_sim.tune`` and ``llama_sim.league`` are also the modules of those names; calling them
 calls the API function (see ``llama_sim._callable``).
 """
 import hashlib
@@ -61,9 +61,9 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "run_experiment"]
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "run_experiment"]
 _API_FUNCTIONS = {"compare", "seat_table", "sweep", "solve", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "advise", "chart", "tune"}
+_CALLABLE_MODULES = {"simulate", "advise", "chart", "tune", "league"}
 
 
 def __getattr__(name: str):

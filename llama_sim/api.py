@@ -465,6 +465,27 @@ def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Uni
                         backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet)
 
 
+def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
+           players: Union[None, int, Sequence[int]] = None, rounds: Optional[int] = None,
+           games: Optional[int] = None, seed: int = 1, metrics: Optional[Sequence[str]] = None,
+           backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+           threads: Optional[int] = None, dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
+           strategies_file: Optional[Path] = None, quiet: bool = False):
+    """Every strategy against every other at each player count (default every count the rule set
+    allows; ``strategies="all"``: the built-in ones): at ``N`` players every line-up of ``N`` of the
+    strategies is a ``compare`` on its own seed, ``games`` (or ``rounds``) being the total per count.
+    Each strategy's value is the mean over its line-ups (independent runs: variances add), the
+    edge of one strategy over another the mean paired difference over the line-ups holding both;
+    see ``llama_sim.league`` for the design and the statistics. ``llamasim compare --league``.
+    Returns a ``LeagueResult`` (``results``, ``paired``, ``ranking``, ``strongest``, ``lineups``,
+    ``conclusion``, ``plot()``)."""
+    from .league import run_league
+
+    return run_league(game, strategies, players=players, rounds=rounds, games=games, seed=seed, metrics=metrics,
+                      backend=backend, scheduler=scheduler, workers=workers, threads=threads,
+                      dice_layout=dice_layout, deck_file=deck_file, strategies_file=strategies_file, quiet=quiet)
+
+
 def sweep_values(param: str) -> tuple[str, np.ndarray]:
     """``k=lo:hi:step`` -> (k, values lo, lo+step, ..., hi)."""
     key, eq, spec = param.partition("=")

@@ -167,13 +167,14 @@ def simulate(
 
 # ------------------------------------------------------------------------------------ compare
 
-COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "all")
+COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "strongest", "lineups", "all")
+LEAGUE_TABLES = ("results", "paired", "ranking", "strongest", "lineups")
 
 
-def _compare_views(view: Optional[str], fmt: str, seat_table: bool) -> tuple[str, ...]:
+def _compare_views(view: Optional[str], fmt: str, seat_table: bool, league: bool = False) -> tuple[str, ...]:
     """Which tables a compare run prints: ``all`` by default for the readable table, else
     ``results`` (the contract's table); csv holds one table only."""
-    names = ("results", "seats") if seat_table else ("results", "paired", "ranking")
+    names = LEAGUE_TABLES if league else ("results", "seats") if seat_table else ("results", "paired", "ranking")
     if view is None:
         if fmt != "table":
             view = "results"
@@ -187,8 +188,8 @@ def _compare_views(view: Optional[str], fmt: str, seat_table: bool) -> tuple[str
                              "(--format json holds them all)")
         return names
     if view not in names:
-        raise UsageError(f"--view {view} needs {'no ' if seat_table else ''}--seat-table "
-                         f"(this run has: {', '.join(names)})")
+        needs = "--league" if view in ("strongest", "lineups") else f"{'no ' if seat_table else ''}--seat-table"
+        raise UsageError(f"--view {view} needs {needs} (this run has: {', '.join(names)})")
     return (view,)
 
 
@@ -224,13 +225,17 @@ def _aligned(rows: list[list[str]]) -> str:
 
 
 def _readable_paired(df: pd.DataFrame) -> str:
-    rows = [["metric", "a", "b", "a - b [95% paired CI]", "p (Holm)", "verdict", "unpaired CI (same data)"]]
+    league = "head_to_head" in df.columns  # a league: the head-to-head where both play instead
+    last = "head-to-head where both play" if league else "unpaired CI (same data)"
+    rows = [(["players"] if league else []) + ["metric", "a", "b", "a - b [95% paired CI]", "p (Holm)", "verdict", last]]
     for r in df.itertuples():
         verdict = f"{r.better} better" if r.better else ("different" if r.p_holm < 0.05 else "cannot separate")
-        rows.append([r.metric, r.strategy_a, r.strategy_b,
-                     f"{_num(r.diff, sign=True)} [{_num(r.ci_low, sign=True)}, {_num(r.ci_high, sign=True)}]",
-                     _pval(r.p_holm), verdict,
-                     f"[{_num(r.unpaired_ci_low, sign=True)}, {_num(r.unpaired_ci_high, sign=True)}]"])
+        extra = (f"{_num(r.head_to_head, sign=True)} [{_num(r.h2h_ci_low, sign=True)}, {_num(r.h2h_ci_high, sign=True)}]"
+                 if league else f"[{_num(r.unpaired_ci_low, sign=True)}, {_num(r.unpaired_ci_high, sign=True)}]")
+        rows.append(([str(r.players)] if league else []) + [
+            r.metric, r.strategy_a, r.strategy_b,
+            f"{_num(r.diff, sign=True)} [{_num(r.ci_low, sign=True)}, {_num(r.ci_high, sign=True)}]",
+            _pval(r.p_holm), verdict, extra])
     return _aligned(rows)
 
 
@@ -300,8 +305,14 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
         "ranking": "Ranking (strategies the data cannot separate at 95% are listed)",
         "seats": "Seat effects (vs mean = seat minus the mean of all seats; * = Holm-adjusted p < 0.05; "
                  "a negative penalty difference is an advantage)",
+        "strongest": "Strongest strategy per player count (edge over the runner-up, 95% CI)",
+        "lineups": "Every line-up's own values (each a compare on its own seed)",
     }
-    text = {"results": _readable_results, "paired": _readable_paired, "ranking": _readable_ranking, "seats": _readable_seats}
+    text = {"results": _readable_results, "paired": _readable_paired, "ranking": _readable_ranking, "seats": _readable_seats,
+            "strongest": lambda df: "\n".join(df["sentence"]), "lineups": lambda df: df.to_string(index=False)}
+    if "strongest" in tables:  # a league: differences of league values, paired where both play
+        titles["paired"] = ("Paired differences of league values (a - b, paired in the line-ups holding both; "
+                            "p Holm-adjusted over the pairs)")
     print(preamble)
     for v in views:
         print(f"\n{titles[v]}\n{text[v](tables[v])}")
@@ -313,12 +324,13 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
 def compare(
     game: str = GameOpt,
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Players at the table (default 4; with --seat-table: every count the game allows)."),
-    strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v."),
+    strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v ('all' with --league: every built-in one)."),
     rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
     precision: Optional[float] = typer.Option(None, "--precision", help="Play in batches until every covered 95% interval's half-width is at most this."),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help=f"With --precision: stop at this many rounds (games with --games) per table even if not precise (default {DEFAULT_MAX_ROUNDS})."),
     metric: list[str] = typer.Option([], "--metric", help="Compared metric (repeatable): gets paired differences, a ranking and the --precision target. Default penalty_per_round, plus win_rate with --games."),
     seat_table: bool = typer.Option(False, "--seat-table", help="Seat effects instead: every seat plays the same strategy, for each strategy given and each player count."),
+    league: bool = typer.Option(False, "--league", help="A league instead: at each player count (--players, default all) every line-up of that many of the strategies ('all': every built-in one); --games/--rounds is the total per count. Tables: results, paired, ranking, strongest, lineups."),
     view: Optional[str] = typer.Option(None, "--view", help="results, paired, ranking (seats with --seat-table) or all. Default: all for --format table, results for csv/json."),
     backend: str = typer.Option("local", "--backend", help="local (threads) or dask (needs the dask extra)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: start a LocalCluster on this machine)."),
@@ -377,8 +389,33 @@ def compare(
     cluster: --scheduler ADDRESS, or a LocalCluster of --workers processes
     with --threads threads each. Same seed, same numbers on every backend.
     Install with: pip install -e ".[dask]"
+
+    \b
+    --league: at each player count (--players N, default every count) play
+    every line-up of N of the strategies (all of them when they fit), each
+    line-up a compare on its own seed; --games/--rounds is the total per
+    count. A strategy's value is its mean over its line-ups (independent:
+    variances add); paired differences combine the line-ups' paired and
+    own variances; strongest names the best per count and its edge over
+    the runner-up. Same as llama_sim.league(...).
     """
     _setup(game, strategies_file, quiet, fmt, out, force)
+    if league:
+        if seat_table or precision is not None or max_rounds is not None:
+            raise UsageError("--league takes --rounds or --games (the total per player count), not "
+                             + ("--seat-table" if seat_table else "--precision/--max-rounds"))
+        views = _compare_views(view, fmt, False, league=True)
+        paths = _out_paths(out, LEAGUE_TABLES, force)
+        _check_plot(plot, force)
+        r = api.league(game, "all" if strategy == ["all"] else strategy, players=players, rounds=rounds, games=games_,
+                       seed=seed, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
+                       threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
+        if fmt == "table" and view is None:  # the readable league: strongest per count, then the rankings
+            _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text)
+        else:
+            _emit_compare({t: getattr(r, t) for t in r.tables}, views, fmt, paths, r.run, r.header)
+        _save_plot(r, plot, fmt)
+        return
     views = _compare_views(view, fmt, seat_table)
     paths = _out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
     _check_plot(plot, force)

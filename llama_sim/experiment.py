@@ -10,10 +10,16 @@ A spec holds a question in words and the steps that answer it::
     # defaults for every step: players, rounds | games | precision (+ max_rounds)
 
     [[steps]]
-    kind = "compare"                        # compare | seat_table | sweep | solve | simulate
+    kind = "compare"                        # compare | league | seat_table | sweep | solve | simulate
     strategies = ["smart", "threshold", "greedy"]   # or "all": every built-in strategy
     players = [3, 4, 5, 6]                  # one comparison per count
     games = 20000
+
+    [[steps]]
+    kind = "league"                         # every line-up of N of the strategies, N = each count
+    strategies = "all"                      # the default
+    players = [2, 3, 4, 5, 6]               # the default: every count the rule set allows
+    games = 200000                          # in all per player count, spread over the line-ups
 
     [[steps]]
     kind = "sweep"
@@ -173,7 +179,9 @@ def _strategies(check: _Checker, key: str, value, game) -> list[str]:
     from . import registry
 
     if value == "all":  # the built-in strategies only, never ones a strategies file added
-        return [s.name for s in registry.strategies_for(game.name) if s.source.startswith("llama_sim.strategies")]
+        from .league import builtin_strategies
+
+        return builtin_strategies(game.name)
     names = check.strings(key, value)
     for i, s in enumerate(names):
         try:
@@ -266,6 +274,24 @@ def _check_compare(check, where, step, spec, defaults, game) -> dict:
             check.fail(f"{where}players", f"{len(strategies)} strategies do not fit {n} seats")
     if "metrics" in step:
         args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], games_mode)
+    return {**args, "strategies": strategies, "players": counts}
+
+
+def _check_league(check, where, step, spec, defaults, game) -> dict:
+    args = _counts(check, where, step, defaults)
+    if "precision" in args:
+        check.fail(f"{where}precision" if "precision" in step else "precision", "a league takes rounds or games")
+    key = f"{where}strategies"
+    strategies = _strategies(check, key, step.get("strategies", "all"), game)
+    if len(strategies) < 2:
+        check.fail(key, "a league needs at least two strategies")
+    for i, name in enumerate(strategies):
+        if name in strategies[:i]:
+            check.fail(f"{key}[{i}]", f"'{name}' is listed twice")
+    players = step.get("players", defaults.get("players", list(range(game.min_players, game.max_players + 1))))
+    counts = check.player_counts(f"{where}players" if "players" in step else "players", players, game)
+    if "metrics" in step:
+        args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], "games" in args)
     return {**args, "strategies": strategies, "players": counts}
 
 
@@ -584,6 +610,13 @@ def _run_compare(spec: Spec, args: dict, quiet: bool) -> list:
                         **spec.options) for n in args["players"]]
 
 
+def _run_league(spec: Spec, args: dict, quiet: bool) -> list:
+    from . import api
+
+    rest = {k: v for k, v in args.items() if k != "strategies"}
+    return [api.league(spec.game, args["strategies"], seed=spec.seed, quiet=quiet, **rest, **spec.options)]
+
+
 def _run_seat_table(spec: Spec, args: dict, quiet: bool) -> list:
     from . import api
 
@@ -682,6 +715,10 @@ def _conclude_compare(results: list) -> str:
                          f"{top} - {second} = {diff:+.3f} (paired 95% CI [{lo:+.3f}, {hi:+.3f}], "
                          f"{int(row.deals)} deals){order}.")
     return " ".join(parts)
+
+
+def _conclude_league(results: list) -> str:
+    return results[0].conclusion
 
 
 def _conclude_seat_table(results: list) -> str:
@@ -796,6 +833,37 @@ def _display_compare(results: list) -> pd.DataFrame:
                          "cannot be separated from": rank.indistinguishable_from.replace("", "-")})
 
 
+def _display_league(results: list) -> pd.DataFrame:
+    """The league table: per player count, best first by the headline metric, every compared metric."""
+    r = results[0]
+    rank = r.ranking
+    table = rank[rank.metric == r.headline][["players", "rank", "strategy", "lineups"]].reset_index(drop=True)
+    for m in dict.fromkeys(rank.metric):
+        g = rank[rank.metric == m].set_index(["players", "strategy"])
+        table[f"{m} [95% CI]"] = [_ci(*g.loc[(n, s), ["value", "ci_low", "ci_high"]])
+                                  for n, s in zip(table.players, table.strategy)]
+    table["cannot be separated from"] = [rank[(rank.metric == r.headline) & (rank.players == n)
+                                              & (rank.strategy == s)].indistinguishable_from.iloc[0] or "-"
+                                         for n, s in zip(table.players, table.strategy)]
+    return table.rename(columns={"lineups": "line-ups"})
+
+
+def _sections_league(results: list) -> list[tuple[str, str, pd.DataFrame]]:
+    """The strongest-strategy section: one sentence per player count and its table."""
+    r = results[0]
+    s = r.strongest
+    table = pd.DataFrame({
+        "players": s.players, "strongest": s.best, f"{r.headline} [95% CI]": [_ci(*x, 3) for x in zip(
+            s.value, s.ci_low, s.ci_high)], "runner-up": s.runner_up,
+        "edge over it [95% CI]": [_ci(*x, 3, sign=True) for x in zip(s.edge, s.edge_ci_low, s.edge_ci_high)],
+        "head-to-head [95% CI]": [_ci(*x, 3, sign=True) for x in zip(s.head_to_head, s.h2h_ci_low, s.h2h_ci_high)],
+        "line-ups with both": s.lineups_both})
+    text = " ".join(r.sentences) + (
+        " The edge is the difference of the two league values (each the mean over its own line-ups; paired on the "
+        "common deals of the line-ups that hold both); the head-to-head uses only the line-ups that hold both.")
+    return [("Strongest strategy", text, table)]
+
+
 def _display_seat_table(results: list) -> pd.DataFrame:
     s = results[0].seats
     return pd.DataFrame({"strategy": s.strategy, "players": s.players, "seat": s.seat, "metric": s.metric,
@@ -867,6 +935,7 @@ class StepKind:
     display: Callable
     plot_suffix: Callable[[Any], str] = lambda r: ""
     scale: Callable[[dict, float], dict] = lambda args, scale: _scaled(args, scale)  # --scale
+    sections: Callable[[list], list] = lambda results: []  # extra (title, text, table) sections of the report
 
 
 _COMMON = {"kind", "name", "title"}
@@ -875,6 +944,9 @@ STEP_KINDS: dict[str, StepKind] = {
     "compare": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), _check_compare,
                         _run_compare, ("results", "paired", "ranking"), _conclude_compare, _display_compare,
                         lambda r: f"_{int(r.results.players.iloc[0])}p"),
+    "league": StepKind(frozenset(_COMMON | {"rounds", "games", "strategies", "players", "metrics"}), _check_league,
+                       _run_league, ("results", "paired", "ranking", "strongest", "lineups"), _conclude_league,
+                       _display_league, sections=_sections_league),
     "seat_table": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), _check_seat_table,
                            _run_seat_table, ("results", "seats"), _conclude_seat_table, _display_seat_table),
     "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), _check_sweep,
@@ -1193,6 +1265,8 @@ def render_markdown(result: ExperimentResult) -> str:
         lines += [_md_table(o.display), ""]
         files = ", ".join(f"[{o.step.name}_{t}.csv](tables/{o.step.name}_{t}.csv)" for t in o.tables)
         lines += [f"Full tables (CSV; Parquet next to them): {files}", ""]
+        for title, text, table in STEP_KINDS[o.step.kind].sections(o.results):
+            lines += [f"### {title}", "", text, "", _md_table(table), ""]
     return "\n".join(lines)
 
 
@@ -1217,6 +1291,8 @@ def render_html(result: ExperimentResult, images: dict[str, bytes]) -> str:
             data = base64.b64encode(images[p]).decode()
             parts.append(f"<p><img alt=\"{e(o.step.title)}\" data-file=\"{e(p)}\" src=\"data:image/png;base64,{data}\"></p>")
         parts.append(o.display.to_html(index=False, escape=True, border=0))
+        for title, text, table in STEP_KINDS[o.step.kind].sections(o.results):
+            parts += [f"<h3>{e(title)}</h3>", f"<p>{e(text)}</p>", table.to_html(index=False, escape=True, border=0)]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

@@ -164,6 +164,73 @@ def plot_league(results):
     return fig
 
 
+LEAGUE_LEADERS = 4  # strategies per count shown in the zoomed lower row of a league plot
+
+
+def plot_league_table(result):
+    """A league (``llama_sim.league``), one column per compared metric. Top: each strategy's league
+    value by player count with its 95% interval (every strategy, so the weak ones show how weak).
+    Bottom, zoomed on the leaders: at each count the best strategy (at 0) and the next three, each
+    as its difference to the best with the difference's 95% interval (paired where they share a
+    line-up), so that gaps of a hundredth are readable."""
+    import matplotlib
+
+    ranking, paired = result.ranking, result.paired
+    metrics = list(dict.fromkeys(ranking["metric"]))
+    strategies = list(dict.fromkeys(result.results["strategy"]))
+    counts = sorted(ranking["players"].unique())
+    fig = _figure(max(11, 5.5 * len(metrics)), 10)
+    axes = fig.subplots(2, len(metrics), squeeze=False)
+    colors = matplotlib.colormaps["tab10"]
+    style = {s: (colors(j % 10), "osD^v<>ph*"[j % 10]) for j, s in enumerate(strategies)}
+    spread = lambda j: (j - (len(strategies) - 1) / 2) * 0.04  # noqa: E731  (keeps error bars apart)
+    for (ax, ax_d), metric in zip(axes.T, metrics):
+        g = ranking[ranking.metric == metric]
+        for j, strategy in enumerate(strategies):
+            gs = g[g.strategy == strategy].sort_values("players")
+            v = gs["value"].to_numpy(float)
+            yerr = np.maximum(0, [v - gs.ci_low.to_numpy(float), gs.ci_high.to_numpy(float) - v])  # rounding at 0
+            color, marker = style[strategy]
+            ax.errorbar(gs["players"].to_numpy(float) + spread(j), v, yerr=yerr, fmt=marker + "-", ms=5,
+                        capsize=3, color=color, label=strategy)
+        ax.set_ylabel(_label(metric).replace(" (", "\n(", 1))
+        ax.set_title(f"{metric}: mean over each strategy's line-ups, 95% CI")
+        ax.legend(fontsize="small", ncols=2)
+        shown = set()
+        for n in counts:
+            gn = g[(g.players == n) & (g["rank"] <= LEAGUE_LEADERS)].sort_values("rank")
+            best = gn.strategy.iloc[0]
+            for r in gn.itertuples():
+                j = strategies.index(r.strategy)
+                color, marker = style[r.strategy]
+                label = r.strategy if r.strategy not in shown else None
+                shown.add(r.strategy)
+                if r.strategy == best:
+                    ax_d.plot([n + spread(j)], [0.0], marker=marker, color=color, ms=8, ls="none", label=label)
+                    continue
+                pr = paired[(paired.players == n) & (paired.metric == metric)
+                            & (((paired.strategy_a == r.strategy) & (paired.strategy_b == best))
+                               | ((paired.strategy_a == best) & (paired.strategy_b == r.strategy)))].iloc[0]
+                sign = 1 if pr.strategy_a == r.strategy else -1
+                d, lo, hi = sign * pr["diff"], *sorted((sign * pr.ci_low, sign * pr.ci_high))
+                ax_d.errorbar([n + spread(j)], [d], yerr=[[max(0, d - lo)], [max(0, hi - d)]], fmt=marker,
+                              color=color, ms=5, capsize=3, label=label)
+        ax_d.axhline(0, color="black", lw=0.8)
+        ax_d.set_ylabel(f"difference to the best\n({UNITS.get(metric, metric)})")
+        ax_d.set_title(f"{metric} minus the best's at each count\n"
+                       f"({min(LEAGUE_LEADERS, len(strategies))} leaders; the best at 0), 95% CI")
+        ax_d.legend(fontsize="small", ncols=2)
+        for a in (ax, ax_d):
+            a.set_xticks(counts)
+            a.set_xlabel("players at the table")
+            a.grid(alpha=0.3)
+    import textwrap
+
+    rules = textwrap.fill(_rules(result.header).strip(), 140)  # Kadabra's symbol table is a long line
+    fig.suptitle(_title(result.header) + ("\n" + rules if rules else ""))
+    return fig
+
+
 # ------------------------------------------------------------------------------------ seat table
 
 def plot_seat_table(result):
@@ -199,7 +266,7 @@ def plot_seat_table(result):
         ax.set_ylabel(f"{metric}\n({unit})")
         ax_d.set_ylabel(f"seat minus mean of seats\n({unit})")
         ax.set_title(f"every seat plays {strategy}: {metric} by seat, 95% CI")
-        ax_d.set_title("seat advantage: difference from the table mean, paired 95% CI")
+        ax_d.set_title("seat advantage: difference from the table mean,\npaired 95% CI")
         ax_d.legend(fontsize="small", ncols=min(3, len(counts)), loc="best")
     fig.suptitle(_title(result.header) + _rules(result.header))
     return fig

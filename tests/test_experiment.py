@@ -90,6 +90,14 @@ rounds = 2000
 '''
 
 
+LEAGUE = '''[[steps]]
+kind = "league"
+strategies = "all"
+players = [2, 3]
+games = 600
+'''
+
+
 @pytest.mark.parametrize("text,key,needle", [
     (BASE + "colour = 1\n" + STEP, "colour", "unknown key"),
     (BASE + STEP + "speed = 3\n", "steps[0].speed", "unknown key"),
@@ -123,6 +131,20 @@ rounds = 2000
     (BASE + 'options = { dice_layout = "12-34-56" }\n' + STEP, "options", "no rule-set options"),
     (BASE + "steps = 3\n", "steps", "non-empty array"),
     (BASE + "[[steps\n", "not valid TOML", ""),
+    (BASE + LEAGUE + "colour = 1\n", "steps[0].colour", "unknown key"),
+    (BASE + LEAGUE + "precision = 0.01\n", "steps[0].precision", "unknown key"),
+    (BASE + LEAGUE.replace('"all"', '["smart", "smart"]'), "steps[0].strategies[1]", "listed twice"),
+    (BASE + LEAGUE.replace('"all"', '["smart"]'), "steps[0].strategies", "at least two"),
+    (BASE + LEAGUE.replace('"all"', '"smart"'), "steps[0].strategies", "at least two"),
+    (BASE + LEAGUE.replace('"all"', '["smart", "nosuch"]'), "steps[0].strategies[1]", "unknown lama strategy"),
+    (BASE + LEAGUE.replace('"all"', "3"), "steps[0].strategies", "must be a non-empty list of strings"),
+    (BASE + LEAGUE.replace("[2, 3]", "[2, 8]"), "steps[0].players[1]", "2 to 6 players"),
+    (BASE + LEAGUE.replace("[2, 3]", '"two"'), "steps[0].players", "must be an integer"),
+    (BASE + LEAGUE.replace("games = 600", "games = 2.5"), "steps[0].games", "must be an integer"),
+    (BASE + LEAGUE + "rounds = 10\n", "steps[0].games", "not both"),
+    (BASE + "precision = 0.01\n" + LEAGUE.replace("games = 600\n", ""), "precision", "rounds or games"),
+    (BASE + LEAGUE.replace("games = 600", "rounds = 600") + 'metrics = ["win_rate"]\n', "steps[0].metrics",
+     "need --games"),
 ])
 def test_malformed_spec_exits_2_naming_the_key(capsys, tmp_path, monkeypatch, text, key, needle):
     monkeypatch.chdir(tmp_path)
@@ -153,7 +175,8 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 
 def test_step_kinds_are_a_table():
-    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate", "advise", "chart", "tune"}
+    assert set(STEP_KINDS) == {"compare", "league", "seat_table", "sweep", "solve", "simulate", "advise", "chart",
+                               "tune"}
 
 
 def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
@@ -267,3 +290,44 @@ def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_th
     steps = load_spec(spec).steps
     assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "smart", "threshold"]
     assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]
+
+
+def test_a_league_spec_twice_gives_identical_tables_and_a_strongest_section(capsys, tmp_path):
+    """A league step and the first-player seat table, as the shipped league specs have them, at --scale 0.01."""
+    spec = write_spec(tmp_path, BASE + '''[[steps]]
+name = "league"
+kind = "league"
+strategies = ["smart", "greedy", "threshold"]
+players = [2, 3, 4]
+games = 60000
+
+[[steps]]
+name = "first-player"
+kind = "seat_table"
+strategies = ["smart"]
+players = [2, 3]
+games = 30000
+''')
+    outs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        code, stdout, err = call(capsys, "run", str(spec), "--scale", "0.01", "--out", str(out), "-q")
+        assert code == 0, err
+        outs.append(out)
+        check_report(out)
+    csvs = sorted(p.name for p in (outs[0] / "tables").glob("*.csv"))
+    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv"))
+    assert {f"league_{t}.csv" for t in ("results", "paired", "ranking", "strongest", "lineups")} <= set(csvs)
+    for name in csvs:
+        assert (outs[0] / "tables" / name).read_bytes() == (outs[1] / "tables" / name).read_bytes()
+    run = json.loads((outs[0] / "run.json").read_text())
+    assert run["steps"][0]["arguments"]["games"] == 600
+    md = (outs[0] / "report.md").read_text()
+    section = md.split("### Strongest strategy", 1)[1].split("##", 1)[0]
+    strongest = pd.read_csv(outs[0] / "tables" / "league_strongest.csv")
+    assert list(strongest.players) == [2, 3, 4]
+    for r in strongest.itertuples():  # one sentence per count, derived from the table
+        assert r.sentence in section and f"At {r.players} players {r.best} " in r.sentence
+        assert f"{r.edge:+.3f} (95% CI [{r.edge_ci_low:+.3f}, {r.edge_ci_high:+.3f}]" in r.sentence
+    assert "Strongest strategy</h3>" in (outs[0] / "report.html").read_text()
+    assert (outs[0] / "plots" / "league.png").is_file()
