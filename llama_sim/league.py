@@ -212,7 +212,8 @@ def run_league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     from .api import Progress, _check_run_options, _load_strategies, game_options, note, play_mode, rules_line
     from .backends import make_backend
     from .games import get_game
-    from .simulate import _better, blocks_for, check_seed, comparison_design, compared_metrics, deals, run
+    from .backends import run
+    from .simulate import _better, blocks_for, check_seed, comparison_design, compared_metrics, deals
 
     spec = get_game(game)
     _load_strategies(strategies_file)

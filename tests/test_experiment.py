@@ -51,7 +51,7 @@ def test_small_spec_twice_gives_identical_tables(capsys, tmp_path):
         outs.append(out)
         check_report(out)
     csvs = sorted(p.name for p in (outs[0] / "tables").glob("*.csv"))
-    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv")) and len(csvs) == 5 * 2 + 3
+    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv")) and len(csvs) == 5 * 2 + 3 + 2  # 5 sweeps (results, summary), a compare, a chart (cells, summary)
     for name in csvs:
         assert (outs[0] / "tables" / name).read_bytes() == (outs[1] / "tables" / name).read_bytes()
         parquet = name.replace(".csv", ".parquet")
