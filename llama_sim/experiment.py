@@ -336,7 +336,7 @@ def _check_advise(check, where, step, spec, defaults, game) -> dict:
         counts = None
         deck_file = spec.get("options", {}).get("deck_file")
         if game.name == "kadabra" and deck_file:
-            counts = game.config(deck_file=deck_file)
+            counts = game.config(deck_file=deck_file)[:36]  # the card counts (kadabra.N_CODES)
         make_position(game.name, kadabra_counts=counts, **position)
     except (UsageError, ValueError, TypeError) as exc:
         check.fail(f"{where}position", str(exc))
