@@ -397,6 +397,40 @@ def _check_tune(check, where, step, spec, defaults, game) -> dict:
 
 # ------------------------------------------------------------------------------------ running
 
+def _check_variants(check, where, step, spec, defaults, game) -> dict:
+    """A comparison under the rules and under each rule variant (``llama_sim.variants``)."""
+    from . import api
+
+    args = _check_compare(check, where, step, spec, defaults, game)
+    args.pop("metrics", None)
+    variants = step.get("variants")
+    if not isinstance(variants, dict) or not variants:
+        check.fail(f"{where}variants", "must be a table of variant name = { option = value, ... }")
+    base = {k: v for k, v in spec.get("options", {}).items() if k != "deck_file"}
+    for name, options in variants.items():
+        key = f"{where}variants.{name}"
+        if name == "rulebook":
+            check.fail(key, "'rulebook' names the baseline; give the variant another name")
+        if not isinstance(options, dict) or not options:
+            check.fail(key, f"must be a table of rule options, not {_type_name(options)}")
+        for k, v in options.items():
+            check.string(f"{key}.{k}", v)
+        try:
+            game.config(**api.game_options(**{**base, **options}))
+        except UsageError as exc:
+            check.fail(key, str(exc))
+    return {**args, "variants": {k: dict(v) for k, v in variants.items()}}
+
+
+def _run_variants(spec: Spec, args: dict, quiet: bool) -> list:
+    from .variants import compare_variants
+
+    rest = {k: v for k, v in args.items() if k not in ("strategies", "variants", "players")}
+    return [compare_variants(spec.game, args["strategies"], args["variants"], players=args["players"],
+                             seed=spec.seed, quiet=quiet, strategies_file=spec.strategies_file, **rest,
+                             **spec.options)]
+
+
 def _scaled(args: dict, scale: float) -> dict:
     out = dict(args)
     for k in ("rounds", "games", "max_rounds"):
@@ -705,6 +739,14 @@ class StepKind:
 
 _COMMON = {"kind", "name", "title"}
 _COUNTS = set(COUNT_KEYS)
+def _variants_kind() -> StepKind:
+    from .variants import conclude_variants, display_variants
+
+    return StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "variants"}), _check_variants,
+                    _run_variants, ("results", "effects", "ranking"), lambda results: conclude_variants(results[0]),
+                    lambda results: display_variants(results[0]))
+
+
 STEP_KINDS: dict[str, StepKind] = {
     "compare": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), _check_compare,
                         _run_compare, ("results", "paired", "ranking"), _conclude_compare, _display_compare,
@@ -726,6 +768,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), _check_tune, _run_tune,
                      ("final", "candidates", "race"), _conclude_tune, _display_tune,
                      scale=_scaled_key("budget", 2000)),
+    "variants": _variants_kind(),
 }
 
 

@@ -257,7 +257,11 @@ def stage_points(obs):
                                        "most this many cards (0: only when no card can be played)"),
                   "target": (0, 0, 2, "give away to: 0 the leader (fewest points), 1 the leader unless "
                                       "leading oneself (then the player with most points, to end the game), "
-                                      "2 the next player")},
+                                      "2 the next player"),
+                  "use_magic": (1, 0, 1, "1: return the magic token to pass (when stuck, in a show, or per "
+                                         "pass_at); 0: never return it (what the token's extra action is worth)"),
+                  "in_show": (1, 0, 1, "1: in a show play a llama when it can; 0: collect the stage at once "
+                                       "(what playing into the show is worth)")},
           presets={2: {"quit_at": 14, "out_value": 2, "flee": 2.95, "pass_at": 5, "target": 1},
                    4: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0},
                    6: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0}})
@@ -285,9 +289,15 @@ def showman(obs, legal, params, rng):
         if params[4] == 1 and leading(obs):
             return trailer_target(obs, legal)
         return leader_target(obs, legal)
-    if phase == PHASE_SHOW:
-        return greedy_show(obs, legal)  # a llama, else pass with the magic token, else collect
-    if legal[RETURN_MAGIC] and fewest_cards_of_others(obs) <= params[3]:
+    if phase == PHASE_SHOW:  # a llama, else pass with the magic token, else collect
+        if params[6] > 0:
+            a = first_legal_llama(legal)
+            if a >= 0:
+                return a
+        if legal[RETURN_MAGIC] and params[5] > 0:
+            return RETURN_MAGIC
+        return COLLECT
+    if legal[RETURN_MAGIC] and params[5] > 0 and fewest_cards_of_others(obs) <= params[3]:
         return RETURN_MAGIC  # the round may end before the next turn: shed the magic token's 10 now
     own_magic = obs[OBS_MAGIC] == seat
     limit = params[0]
@@ -300,7 +310,7 @@ def showman(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[RETURN_MAGIC]:
+    if legal[RETURN_MAGIC] and params[5] > 0:
         return RETURN_MAGIC
     cost = hand_points(obs) + (MAGIC_POINTS if own_magic else 0)
     if cost <= limit or not legal[DRAW]:

@@ -944,6 +944,25 @@ def test_showman_in_a_show_plays_a_llama_else_passes_with_magic_else_collects():
         assert showman[0](obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), showman[1], prng) == expected
 
 
+def test_showman_without_the_magic_pass_or_the_show_play():
+    """use_magic=0 never returns the magic token; in_show=0 collects a show's stage at once."""
+    prng = rng.new_state(1)
+    for spec, hand, magic, expected in [("showman:use_magic=0", [SIX], 0, COLLECT),
+                                        ("showman:in_show=0", [LL, SIX], POOL, COLLECT),
+                                        ("showman:in_show=0", [LL, SIX], 0, RET),
+                                        ("showman:use_magic=0,in_show=0", [LL, SIX], 0, COLLECT),
+                                        ("showman:use_magic=0", [LL, SIX], 0, LL)]:
+        policy, params = policy_of(spec)
+        r = table(hands=[hand, [TWO]], pile=[], discard=[LL], stage_ones=6, show=True, magic=magic,
+                  players=[None] * 2)
+        assert policy(obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), params, prng) == expected, spec
+    # stuck in a normal turn holding the magic token: pass with it, or (use_magic=0) draw
+    for spec, expected in [("showman", RET), ("showman:use_magic=0", DRAW)]:
+        policy, params = policy_of(spec)
+        r = table(hands=[[FIVE, SIX], [TWO]], pile=[TWO] * 5, discard=[TWO], magic=0, players=[None] * 2)
+        assert policy(obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), params, prng) == expected, spec
+
+
 def test_showman_beats_greedy_on_points_per_round():
     """On compare's balanced design (every seating, so greedy's habit of giving to its left-hand
     neighbour favours nobody), showman scores fewer points per round than greedy."""
