@@ -850,6 +850,10 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         names.add(step_name)
         title = check.string(f"{where}title", step["title"]) if "title" in step else kind.replace("_", " ")
         args = entry.check(check, where, step, raw, defaults, game)
+        variant_keys = sorted(set(options) - {"dice_layout", "deck_file"})
+        if kind in ("advise", "chart") and variant_keys:  # their positions and kernels play the rulebook
+            check.fail(f"options.{variant_keys[0]}", f"rule variants apply to compare, seat_table, sweep, simulate, "
+                                                    f"tune and variants steps, not to {kind} (steps[{i}])")
         steps.append(Step(kind, step_name, title, args))
     return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file)
 

@@ -14,6 +14,11 @@ games (3.5 rounds on average) quitting early lowers points but loses games. Abla
 the variant, 80,000 games): staying in with only 10s (out_value=0 off) +1.3 points of percentage
 wins; gifts to the leader rather than the next player +0.4; fleeing a loaded stage -0.17 points per
 round at no change in wins; returning the magic token early (pass_at=1) -0.3 wins.
+
+``use_magic=0`` (never return the magic token) and ``in_show=0`` (collect a show's stage at once
+instead of playing a llama into it) are there to measure what using the token and the show is worth
+(``llamasim run experiments/kadabra-magic-and-show.toml``, 100,000 games, paired win-rate edge of
+showman over the variant, 4 players): +0.040 [+0.038, +0.043] and +0.056 [+0.054, +0.058].
 """
 from numba import njit
 

@@ -295,6 +295,8 @@ variants = { "pink plain" = { pink_llama = "plain" }, "plus plain" = { plus_card
     (VARIANTS_SPEC.replace('variants = {', 'variantz = {'), "steps[0].variantz", "unknown key"),
     (VARIANTS_SPEC.replace('game = "party"', 'game = "party"\noptions = { plus_cards = "none" }'), "options",
      "--plus-cards must be one of"),
+    ('question = "q"\ngame = "party"\noptions = { pink_llama = "plain" }\n[[steps]]\nkind = "chart"\n',
+     "options.pink_llama", "not to chart"),
 ])
 def test_malformed_variants_step_exits_2_naming_the_key(capsys, tmp_path, text, key, needle):
     spec = write_spec(tmp_path, text)
