@@ -153,7 +153,8 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 
 def test_step_kinds_are_a_table():
-    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate", "advise", "chart", "tune"}
+    assert set(STEP_KINDS) == {"compare", "seat_table", "sweep", "solve", "simulate", "advise", "chart", "tune",
+                               "variants"}
 
 
 def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
