@@ -61,7 +61,8 @@ def _configure_cache() -> None:
 
 _configure_cache()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "run_experiment"]
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
+           "run_experiment", "compare_variants"]
 _API_FUNCTIONS = {"compare", "seat_table", "sweep", "solve", "run_experiment"}
 _CALLABLE_MODULES = {"simulate", "advise", "chart", "tune", "league"}
 
@@ -74,4 +75,6 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(".api", __name__), name)
     if name in _CALLABLE_MODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name == "compare_variants":  # what a rule is worth (llama_sim.variants)
+        return importlib.import_module(".variants", __name__).compare_variants
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

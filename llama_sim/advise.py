@@ -1307,7 +1307,7 @@ def advise(game: str, *, position_file=None, actions=None, policy=None, opponent
     if game == "kadabra":
         from .games import kadabra
 
-        counts = kadabra.config(deck_file)
+        counts = kadabra.config(deck_file)[:kadabra.N_CODES]
     elif deck_file is not None:
         raise UsageError("--deck-file is a kadabra option")
     pos = make_position(game, kadabra_counts=counts, **position)

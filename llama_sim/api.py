@@ -94,8 +94,11 @@ def note(quiet: bool, text: str) -> None:
 
 # ------------------------------------------------------------------------------------ helpers
 
-def game_options(dice_layout: Optional[str] = None, deck_file: Optional[Path] = None) -> dict:
-    options = {}
+def game_options(dice_layout: Optional[str] = None, deck_file: Optional[Path] = None, **rule_options) -> dict:
+    """The rule-set options given (None: not given), for ``GameSpec.config``: ``dice_layout``,
+    ``deck_file`` and the rule variants by name (party ``pink_llama``, ``plus_cards``; kadabra
+    ``magic_token``, ``magic_show``), which the rule set checks."""
+    options = {k: v for k, v in rule_options.items() if v is not None}
     if dice_layout is not None:
         options["dice_layout"] = dice_layout
     if deck_file is not None:
@@ -354,14 +357,15 @@ class SolveResult:
 def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, games: Optional[int] = None,
              seed: int = 1, threads: Optional[int] = None, dice_layout: Optional[str] = None,
              deck_file: Optional[Path] = None, strategies_file: Optional[Path] = None,
-             quiet: bool = False) -> SimulateResult:
+             quiet: bool = False, **rule_options) -> SimulateResult:
     """Play a fixed line-up (``seats[0]`` starts; each entry ``name`` or ``name:k=v,k=v``) and
-    report each seat: ``llamasim simulate --game G -s A -s B ...``."""
+    report each seat: ``llamasim simulate --game G -s A -s B ...``. ``rule_options``: rule
+    variants by name (``pink_llama="plain"``, ``magic_show="off"``, ...; see ``game_options``)."""
     spec = get_game(game)
     _load_strategies(strategies_file)
     games_mode, count = play_mode(rounds, games)
     players = [registry.parse_spec(spec.name, s) for s in seats]
-    plan = seat_plan(spec, players, games_mode, spec.config(**game_options(dice_layout, deck_file)))
+    plan = seat_plan(spec, players, games_mode, spec.config(**game_options(dice_layout, deck_file, **rule_options)))
     tally = _execute(plan, count, seed, threads, quiet)
     unit = "games" if games_mode else "rounds"
     header = (f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
@@ -385,7 +389,8 @@ def _check_run_options(precision, max_rounds, threads, workers) -> int:
 
 
 def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, seed, precision, max_rounds,
-                 metrics, backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet):
+                 metrics, backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                 rule_options=None):
     from .backends import make_backend
     from .simulate import (
         comparison_half_width, compared_metrics, paired_table, ranking_table, seat_effects_plan, seat_half_width,
@@ -401,7 +406,7 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
     metrics = compared_metrics(games_mode, list(metrics) if metrics else None)
     max_rounds = _check_run_options(precision, max_rounds, threads, workers)
     entries = [registry.parse_spec(spec.name, s) for s in strategies]
-    cfg = spec.config(**game_options(dice_layout, deck_file))
+    cfg = spec.config(**game_options(dice_layout, deck_file, **(rule_options or {})))
     count = count if (given or precision is None) else None
     if seat_effects:
         if isinstance(players, int) or players is None:
@@ -440,15 +445,17 @@ def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = No
             max_rounds: Optional[int] = None, metrics: Optional[Sequence[str]] = None, backend: str = "local",
             scheduler: Optional[str] = None, workers: Optional[int] = None, threads: Optional[int] = None,
             dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
-            strategies_file: Optional[Path] = None, quiet: bool = False) -> CompareResult:
+            strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> CompareResult:
     """Compare strategies on the same deals, every strategy in every seat (the balanced design of
     ``llama_sim.simulate``): ``llamasim compare --game G [--players N] A B ...``.
 
     ``players`` defaults to 4 (within the rule set's range); ``metrics`` are the compared metrics
     (default ``penalty_per_round``, plus ``win_rate`` with ``games``); ``precision`` plays in
-    batches until every covered 95% half-width is at most this (``max_rounds`` caps it)."""
+    batches until every covered 95% half-width is at most this (``max_rounds`` caps it);
+    ``rule_options``: rule variants by name (``pink_llama="plain"``, ``magic_show="off"``, ...)."""
     return _compare_run(game, strategies, False, players, rounds, games, seed, precision, max_rounds, metrics,
-                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet)
+                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                        rule_options)
 
 
 def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Union[None, int, Sequence[int]] = None,
@@ -457,12 +464,13 @@ def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Uni
                metrics: Optional[Sequence[str]] = None, backend: str = "local", scheduler: Optional[str] = None,
                workers: Optional[int] = None, threads: Optional[int] = None, dice_layout: Optional[str] = None,
                deck_file: Optional[Path] = None, strategies_file: Optional[Path] = None,
-               quiet: bool = False) -> SeatTableResult:
+               quiet: bool = False, **rule_options) -> SeatTableResult:
     """Seat effects (e.g. the first-player advantage): every seat plays the same strategy, for each
     strategy given and each player count (default every count the rule set allows; ``players``
     may be one count or a list): ``llamasim compare --game G --seat-table A [--players N]``."""
     return _compare_run(game, strategies, True, players, rounds, games, seed, precision, max_rounds, metrics,
-                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet)
+                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                        rule_options)
 
 
 def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
@@ -530,7 +538,7 @@ def _sweep_axes(param) -> list[tuple[str, np.ndarray]]:
 def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: int = 4,
           rounds: Optional[int] = None, games: Optional[int] = None, seed: int = 1, threads: Optional[int] = None,
           dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
-          strategies_file: Optional[Path] = None, quiet: bool = False) -> SweepResult:
+          strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> SweepResult:
     """Sweep one or two parameters of ``strategy`` against fixed opponents ``vs`` (default: the
     strategy at its defaults), every value on the same deals: ``llamasim sweep --game G --strategy S
     --param k=lo:hi:step [--param k2=lo:hi:step] --vs A``.
@@ -549,7 +557,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
             raise UsageError(f"{spec.name} strategy '{base.strategy.name}' has no parameter '{key}' "
                              f"(parameters: {known})")
     opponents = [registry.parse_spec(spec.name, v) for v in vs] or [registry.parse_spec(spec.name, base.strategy.name)]
-    cfg = spec.config(**game_options(dice_layout, deck_file))
+    cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
     name, _, rest = strategy.partition(":")
     keys = [k for k, _ in axes]
     fixed = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() not in keys]
@@ -659,7 +667,7 @@ def chart(game: str, players: int = 4, policy: Optional[str] = None, games: int 
 
 def tune(game: str, strategy: str, players: int = 4, *, vs: str = "self", budget: int = 200_000,
          metric: str = "win_rate", seed: int = 1, threads: Optional[int] = None, candidates: Optional[int] = None,
-         dice_layout: Optional[str] = None, deck_file: Optional[Path] = None):
+         dice_layout: Optional[str] = None, deck_file: Optional[Path] = None, **rule_options):
     """Tune every parameter of ``strategy`` at once under noise (``llamasim tune``): a race on common
     deals against ``vs`` (strategy specs, comma-separated, or ``"self"``), the pick re-measured on
     fresh deals against the start. Returns a ``TuneResult`` (``final``, ``candidates``, ``race``,
@@ -667,7 +675,7 @@ def tune(game: str, strategy: str, players: int = 4, *, vs: str = "self", budget
     from .tune import tune as run_tune
 
     spec = get_game(game)
-    cfg = spec.config(**game_options(dice_layout, deck_file))
+    cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
     return run_tune(spec, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
                     candidates=candidates, cfg=cfg)
 

@@ -67,6 +67,17 @@ GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play i
 StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
 LayoutOpt = typer.Option(None, "--dice-layout", help="dice: the dice face layout (a name or e.g. 1234LL/1256LL/3456LL).")
 DeckFileOpt = typer.Option(None, "--deck-file", help="kadabra: a TOML file replacing the action-symbol table.")
+# Rule variants (what a rule is worth: the same deals without it); each rule set checks its own.
+PinkOpt = typer.Option(None, "--pink-llama", help="party: rulebook, or plain (the pink llama plays and scores as an ordinary llama).")
+PlusOpt = typer.Option(None, "--plus-cards", help="party: rulebook, or plain (plus cards are ordinary cards: no extra turn).")
+MagicOpt = typer.Option(None, "--magic-token", help="kadabra: on, or off (no magic symbols: the magic token stays in the pool).")
+ShowOpt = typer.Option(None, "--magic-show", help="kadabra: on, or off (a llama stakes nothing: no stage, no show).")
+
+
+def _variants(pink_llama, plus_cards, magic_token, magic_show) -> dict:
+    """The rule-variant options given, by their API names."""
+    return {k: v for k, v in (("pink_llama", pink_llama), ("plus_cards", plus_cards), ("magic_token", magic_token),
+                              ("magic_show", magic_show)) if v is not None}
 PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
 def _compile_notice(quiet: bool) -> None:
@@ -157,11 +168,13 @@ def simulate(
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+    pink_llama: Optional[str] = PinkOpt, plus_cards: Optional[str] = PlusOpt,
+    magic_token: Optional[str] = MagicOpt, magic_show: Optional[str] = ShowOpt,
 ):
     """Play a fixed line-up (seat 0 starts) and report each seat's results."""
     _setup(game, strategies_file, quiet, fmt, out, force)
     r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, dice_layout=dice_layout,
-                     deck_file=deck_file, quiet=quiet)
+                     deck_file=deck_file, quiet=quiet, **_variants(pink_llama, plus_cards, magic_token, magic_show))
     emit(r.results, fmt, out, preamble=r.header)
 
 
@@ -340,6 +353,8 @@ def compare(
     out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt, plot: Optional[Path] = PlotOpt,
+    pink_llama: Optional[str] = PinkOpt, plus_cards: Optional[str] = PlusOpt,
+    magic_token: Optional[str] = MagicOpt, magic_show: Optional[str] = ShowOpt,
 ):
     """Compare strategies on the same deals, every strategy in every seat.
 
@@ -422,7 +437,8 @@ def compare(
     run_compare = api.seat_table if seat_table else api.compare
     r = run_compare(game, strategy, players=players, rounds=rounds, games=games_, seed=seed, precision=precision,
                     max_rounds=max_rounds, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
-                    threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
+                    threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet,
+                    **_variants(pink_llama, plus_cards, magic_token, magic_show))
     if precision is not None and fmt != "table":
         api.note(quiet, r.header.rsplit("\n", 1)[-1])
     tables = {name: getattr(r, name) for name in r.tables}
@@ -460,6 +476,8 @@ def sweep(
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
     force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt, plot: Optional[Path] = PlotOpt,
+    pink_llama: Optional[str] = PinkOpt, plus_cards: Optional[str] = PlusOpt,
+    magic_token: Optional[str] = MagicOpt, magic_show: Optional[str] = ShowOpt,
 ):
     """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
 
@@ -471,7 +489,8 @@ def sweep(
     _setup(game, strategies_file, quiet, fmt, out, force)
     _check_plot(plot, force)
     r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,
-                  threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
+                  threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet,
+                  **_variants(pink_llama, plus_cards, magic_token, magic_show))
     emit(r.results, fmt, out, preamble=r.header, readable_text=r.text)
     _save_plot(r, plot, fmt)
 
@@ -641,6 +660,8 @@ def tune(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Save the race and the final check as a .png or .svg image."),
     quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
     dice_layout: Optional[str] = LayoutOpt, deck_file: Optional[Path] = DeckFileOpt,
+    pink_llama: Optional[str] = PinkOpt, plus_cards: Optional[str] = PlusOpt,
+    magic_token: Optional[str] = MagicOpt, magic_show: Optional[str] = ShowOpt,
 ):
     """Tune every parameter of a strategy at once, noise-aware (a race on common deals).
 
@@ -664,7 +685,8 @@ def tune(
     paths = _out_paths(out, ("results", "candidates", "race"), force)  # results: the final table
     _check_plot(plot, force)
     result = api.tune(game, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
-                      candidates=candidates, dice_layout=dice_layout, deck_file=deck_file)
+                      candidates=candidates, dice_layout=dice_layout, deck_file=deck_file,
+                      **_variants(pink_llama, plus_cards, magic_token, magic_show))
     tables = {"results": result.final, "candidates": result.candidates, "race": result.race}
     write_tables({path: tables[name] for name, path in paths.items()})
     if plot is not None:
@@ -684,7 +706,7 @@ def tune(
     pick, start = result.final.iloc[0], result.final.iloc[1]
     kept = result.candidates
     print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
-          f"seed {seed}{api.rules_line(spec, spec.config(**api.game_options(dice_layout, deck_file)))}")
+          f"seed {seed}{api.rules_line(spec, spec.config(**api.game_options(dice_layout, deck_file, **_variants(pink_llama, plus_cards, magic_token, magic_show))))}")
     print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
           f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
           f"{result.rounds} rounds played")

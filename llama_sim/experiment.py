@@ -371,7 +371,7 @@ def _check_advise(check, where, step, spec, defaults, game) -> dict:
         counts = None
         deck_file = spec.get("options", {}).get("deck_file")
         if game.name == "kadabra" and deck_file:
-            counts = game.config(deck_file=deck_file)
+            counts = game.config(deck_file=deck_file)[:36]  # the card counts (kadabra.N_CODES)
         make_position(game.name, kadabra_counts=counts, **position)
     except (UsageError, ValueError, TypeError) as exc:
         check.fail(f"{where}position", str(exc))
@@ -587,6 +587,40 @@ def _step_rules(spec: Spec, step: Step, game) -> dict:
 
 
 # ------------------------------------------------------------------------------------ running
+
+def _check_variants(check, where, step, spec, defaults, game) -> dict:
+    """A comparison under the rules and under each rule variant (``llama_sim.variants``)."""
+    from . import api
+
+    args = _check_compare(check, where, step, spec, defaults, game)
+    args.pop("metrics", None)
+    variants = step.get("variants")
+    if not isinstance(variants, dict) or not variants:
+        check.fail(f"{where}variants", "must be a table of variant name = { option = value, ... }")
+    base = {k: v for k, v in spec.get("options", {}).items() if k != "deck_file"}
+    for name, options in variants.items():
+        key = f"{where}variants.{name}"
+        if name == "rulebook":
+            check.fail(key, "'rulebook' names the baseline; give the variant another name")
+        if not isinstance(options, dict) or not options:
+            check.fail(key, f"must be a table of rule options, not {_type_name(options)}")
+        for k, v in options.items():
+            check.string(f"{key}.{k}", v)
+        try:
+            game.config(**api.game_options(**{**base, **options}))
+        except UsageError as exc:
+            check.fail(key, str(exc))
+    return {**args, "variants": {k: dict(v) for k, v in variants.items()}}
+
+
+def _run_variants(spec: Spec, args: dict, quiet: bool) -> list:
+    from .variants import compare_variants
+
+    rest = {k: v for k, v in args.items() if k not in ("strategies", "variants", "players")}
+    return [compare_variants(spec.game, args["strategies"], args["variants"], players=args["players"],
+                             seed=spec.seed, quiet=quiet, strategies_file=spec.strategies_file, **rest,
+                             **spec.options)]
+
 
 def _scaled(args: dict, scale: float) -> dict:
     out = dict(args)
@@ -940,6 +974,14 @@ class StepKind:
 
 _COMMON = {"kind", "name", "title"}
 _COUNTS = set(COUNT_KEYS)
+def _variants_kind() -> StepKind:
+    from .variants import conclude_variants, display_variants
+
+    return StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "variants"}), _check_variants,
+                    _run_variants, ("results", "effects", "ranking"), lambda results: conclude_variants(results[0]),
+                    lambda results: display_variants(results[0]))
+
+
 STEP_KINDS: dict[str, StepKind] = {
     "compare": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), _check_compare,
                         _run_compare, ("results", "paired", "ranking"), _conclude_compare, _display_compare,
@@ -964,6 +1006,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), _check_tune, _run_tune,
                      ("final", "candidates", "race"), _conclude_tune, _display_tune,
                      scale=_scaled_key("budget", 2000)),
+    "variants": _variants_kind(),
 }
 
 
@@ -1048,6 +1091,11 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         seen = raw if step_options is None else {**raw, "options": {**raw.get("options", {}), **step.get("options", {})}}
         args = entry.check(check, where, step, seen, defaults, game)
         _check_distinct_line_up(check, where, kind, args, game)
+        step_rules = options if step_options is None else step_options
+        variant_keys = sorted((set(step_rules) | set(option_grid)) - {"dice_layout", "deck_file"})
+        if kind in ("advise", "chart") and variant_keys:  # their positions and kernels play the rulebook
+            check.fail(f"options.{variant_keys[0]}", f"rule variants apply to compare, league, seat_table, sweep, "
+                                                    f"simulate, tune and variants steps, not to {kind} (steps[{i}])")
         steps.append(Step(kind, step_name, title, args, step_options, option_grid))
     return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file)
 

@@ -542,7 +542,8 @@ def test_kadabra_chart_strategy_decides_by_its_table():
     policy = registry.get("kadabra", "chart").policy
     showman = registry.get("kadabra", "showman").policy
     params = np.zeros(registry.MAX_PARAMS)
-    params[:5] = [p.default for p in registry.get("kadabra", "showman").params]
+    defaults = [p.default for p in registry.get("kadabra", "showman").params]
+    params[:len(defaults)] = defaults
     rng = np.zeros(2, np.uint64)
     llama = next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == 6)
     six = next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == 5)

@@ -176,7 +176,7 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 def test_step_kinds_are_a_table():
     assert set(STEP_KINDS) == {"compare", "league", "seat_table", "sweep", "solve", "simulate", "advise", "chart",
-                               "tune"}
+                               "tune", "variants"}
 
 
 def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
@@ -331,3 +331,77 @@ games = 30000
         assert f"{r.edge:+.3f} (95% CI [{r.edge_ci_low:+.3f}, {r.edge_ci_high:+.3f}]" in r.sentence
     assert "Strongest strategy</h3>" in (outs[0] / "report.html").read_text()
     assert (outs[0] / "plots" / "league.png").is_file()
+
+
+# ----------------------------------------------------------------------------- rule variants (what a rule is worth)
+
+VARIANTS_SPEC = '''question = "q"
+game = "party"
+seed = 3
+games = 150
+
+[[steps]]
+name = "rules"
+kind = "variants"
+strategies = ["chain", "greedy"]
+players = [2, 4]
+variants = { "pink plain" = { pink_llama = "plain" }, "plus plain" = { plus_cards = "plain" } }
+'''
+
+
+@pytest.mark.parametrize("text,key,needle", [
+    (VARIANTS_SPEC.replace('pink_llama = "plain"', 'pink_llama = "grey"'), "steps[0].variants.pink plain",
+     "--pink-llama must be one of rulebook, plain"),
+    (VARIANTS_SPEC.replace('plus_cards = "plain"', 'magic_show = "off"'), "steps[0].variants.plus plain",
+     "party takes only"),
+    (VARIANTS_SPEC.replace('"pink plain" = {', '"rulebook" = {'), "steps[0].variants.rulebook", "baseline"),
+    (VARIANTS_SPEC.replace('{ plus_cards = "plain" }', '3'), "steps[0].variants.plus plain", "must be a table"),
+    (VARIANTS_SPEC.replace('variants = {', 'variantz = {'), "steps[0].variantz", "unknown key"),
+    (VARIANTS_SPEC.replace('game = "party"', 'game = "party"\noptions = { plus_cards = "none" }'), "options",
+     "--plus-cards must be one of"),
+    ('question = "q"\ngame = "party"\noptions = { pink_llama = "plain" }\n[[steps]]\nkind = "chart"\n',
+     "options.pink_llama", "not to chart"),
+])
+def test_malformed_variants_step_exits_2_naming_the_key(capsys, tmp_path, text, key, needle):
+    spec = write_spec(tmp_path, text)
+    code, out, err = call(capsys, "run", str(spec))
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and f"{spec}: {key}" in err and needle in err, err
+
+
+def test_variants_step_runs_every_variant_on_the_same_seed_and_matches_compare(tmp_path):
+    res = llama_sim.run_experiment(write_spec(tmp_path, VARIANTS_SPEC), out=tmp_path / "r", quiet=True)
+    check_report(tmp_path / "r")
+    step = res.steps[0]
+    effects = step.tables["effects"]
+    assert set(effects.variant) == {"pink plain", "plus plain"} and set(effects.players) == {2, 4}
+    assert set(effects.metric) == {"penalty_per_round", "went_out_rate", "rounds_per_game", "win_rate"}
+    assert (effects.effect_ci_low <= effects.effect).all() and (effects.effect <= effects.effect_ci_high).all()
+    assert "With pink plain: at 2 players" in step.conclusion and "With plus plain" in step.conclusion
+    # each variant's numbers are those of a plain compare with that rule option, same seed
+    direct = llama_sim.compare("party", ["chain", "greedy"], players=4, games=150, seed=3, quiet=True,
+                               pink_llama="plain").results
+    got = step.tables["results"]
+    got = got[(got.variant == "pink plain") & (got.players == 4)].drop(columns="variant").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, direct.reset_index(drop=True))
+    row = effects[(effects.variant == "pink plain") & (effects.players == 4) & (effects.strategy == "chain")
+                  & (effects.metric == "penalty_per_round")].iloc[0]
+    base = step.tables["results"]
+    got_base = base[(base.variant == "rulebook") & (base.players == 4) & (base.strategy == "chain")
+                    & (base.metric == "penalty_per_round") & base.seat.isna()].iloc[0]
+    assert row.effect == pytest.approx(row.value - got_base.value)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["compare", "--game", "party", "chain", "greedy", "--rounds", "100", "--pink-llama", "pink"],
+     "--pink-llama must be one of rulebook, plain"),
+    (["compare", "--game", "kadabra", "showman", "greedy", "--rounds", "100", "--magic-show", "no"],
+     "--magic-show must be on or off"),
+    (["simulate", "--game", "lama", "-s", "greedy", "-s", "greedy", "--rounds", "100", "--plus-cards", "plain"],
+     "lama takes no rule-set options"),
+    (["sweep", "--game", "kadabra", "--strategy", "threshold", "--param", "quit_at=0:2:1", "--rounds", "100",
+      "--pink-llama", "plain"], "kadabra takes only"),
+])
+def test_bad_rule_variant_options_exit_2_with_one_line(capsys, args, needle):
+    code, out, err = call(capsys, *args, "-q")
+    assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err

@@ -36,7 +36,7 @@ U64A, F64M = types.uint64[::1], types.float64[:, ::1]
 play_round = njit(types.UniTuple(I64, 3)(I64, I64M, I64A, I64A, I64A, I64A, I64A, I64A, I64, POLICIES_TYPE, I64A,
                                          F64M, I64A, U64A, I64A, types.uint8[::1], I64M),
                   cache=True)(K.play_round.py_func)
-play_game = njit(I64(I64, I64A, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A),
+play_game = njit(I64(I64, I64A, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A, I64),
                  cache=True)(K.play_game.py_func)
 
 
@@ -389,7 +389,7 @@ def reference_play(pos, specs, prng_seed):
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
     r = K.Round([list(h) for h in pos["hands"]], list(pos["pile"]), list(pos["discard"]), players,
                 list(pos["ones"]), list(pos["tens"]), pos["stage_ones"], pos["stage_tens"], pos["magic"],
-                pos["show"], pos["start"], list(pos["quit"]), prng)
+                pos["show"], pos["start"], list(pos["quit"]), prng, show_rule=not pos.get("no_show", 0))
     return r.play()
 
 
@@ -412,6 +412,7 @@ def kernel_play(pos, specs, prng_seed):
     board[K.B_TOP] = K.CODE_KIND[pos["discard"][-1]]
     board[K.B_STAGE_ONES], board[K.B_STAGE_TENS] = pos["stage_ones"], pos["stage_tens"]
     board[K.B_MAGIC], board[K.B_SHOW] = pos["magic"], pos["show"]
+    board[K.B_NO_SHOW] = pos.get("no_show", 0)
     obs = np.zeros(K.OBS_LEN, np.int64)
     legal = np.zeros(K.N_ACTIONS, np.uint8)
     log = np.zeros((K.LOG_CAPACITY, 2), np.int64)
@@ -475,7 +476,7 @@ llama = 3
 def custom_counts(tmp_path_factory):
     path = tmp_path_factory.mktemp("deck") / "everywhere.toml"
     path.write_text(CUSTOM_TOML)
-    return K.GAME.config(deck_file=path), path
+    return K.GAME.config(deck_file=path)[:K.N_CODES], path
 
 
 def test_kernel_equals_reference_with_symbols_on_llamas_and_doubles(custom_counts):
@@ -541,13 +542,92 @@ def test_kernel_game_equals_reference_game(custom_counts):
             d2, p2 = d1.copy(), p1.copy()
             pen, out, qu, fin = (np.zeros(4, np.int64) for _ in range(4))
             rounds = play_game(4, K.deck_of_counts(counts), policies, np.arange(4), params, np.arange(4), d1, p1,
-                               pen, out, qu, fin)
+                               pen, out, qu, fin, 0)
             ref = K.reference_game(players, counts, d2, p2)
             assert rounds == len(ref.rounds)
             assert list(fin) == list(ref.final) and list(pen) == list(ref.penalty)
             assert list(out) == list(ref.went_out) and list(qu) == list(ref.quit)
             assert max(fin) >= 40 and list(pen) == [f - 3 for f in fin]
 
+
+
+# ----------------------------------------------------------------------------- rule variants
+
+@given(seed=st.integers(0, 2**32), n=st.integers(2, 6), loaded=st.booleans(), magic_off=st.booleans(),
+       mix=st.lists(st.sampled_from(SPECS), min_size=6, max_size=6))
+def test_kernel_equals_reference_without_the_show(seed, n, loaded, magic_off, mix):
+    """The variant without the magic show, from any position (a loaded stage included), on either deck."""
+    counts = K.without_magic(K.DEFAULT_COUNTS) if magic_off else K.DEFAULT_COUNTS
+    pos = make_position(seed, n, counts=counts, loaded=loaded)
+    pos["no_show"] = 1
+    assert_same(kernel_play(pos, mix[:n], seed), reference_play(pos, mix[:n], seed))
+
+
+VARIANTS = [{"magic_token": "off"}, {"magic_show": "off"}, {"magic_token": "off", "magic_show": "off"}]
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+@pytest.mark.parametrize("games_mode,blocks", [(False, 120), (True, 12)])
+def test_kernel_tallies_equal_reference_tallies_under_every_variant(options, games_mode, blocks):
+    players = [registry.parse_spec("kadabra", s) for s in ["greedy", "random", "showman", "threshold:quit_at=5"]]
+    cfg = K.GAME.config(**options)
+    plan = rotation_plan(K.GAME, 4, players, games_mode, cfg)
+    tally = run(plan, 98, 0, blocks, threads=1)
+    d = tally.s1.shape[0]
+    s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
+    K.reference_blocks(98, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
+                       [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
+    assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
+    base = run(rotation_plan(K.GAME, 4, players, games_mode, K.GAME.config()), 98, 0, blocks, threads=1)
+    assert not np.array_equal(base.s1, tally.s1)  # the variant is really played
+
+
+def test_kernel_game_equals_reference_game_without_the_show():
+    specs = ["greedy", "random", "showman", "obs_hash"]
+    players = [policy_of(s) for s in specs]
+    policies = tuple(p[0] for p in players) + (players[0][0],) * (MAX_POLICIES - 4)
+    params = np.array([p[1] for p in players])
+    for block in range(6):
+        d1, p1 = rng.new_state(6, block, 0), rng.new_state(6, block, 1)
+        d2, p2 = d1.copy(), p1.copy()
+        pen, out, qu, fin = (np.zeros(4, np.int64) for _ in range(4))
+        rounds = play_game(4, K.DEFAULT_DECK, policies, np.arange(4), params, np.arange(4), d1, p1,
+                           pen, out, qu, fin, 1)
+        ref = K.reference_game(players, K.DEFAULT_COUNTS, d2, p2, show_rule=False)
+        assert rounds == len(ref.rounds) and list(fin) == list(ref.final) and list(pen) == list(ref.penalty)
+        assert all(r.stage_ones == r.stage_tens == 0 for r in ref.rounds)
+        assert not any(d.phase == K.PHASE_SHOW for r in ref.rounds for d in r.decisions)
+
+
+def test_without_the_show_a_llama_stakes_nothing_and_no_show_starts():
+    # Four 1s on the stage: with the show, Fay's llama stakes her 1, the stage holds 5 and John must
+    # answer the show; without it her llama stakes nothing and John takes a normal turn.
+    for show_rule, staged, phase in ((True, 1, K.PHASE_SHOW), (False, 0, K.PHASE_TURN)):
+        seen = []
+        r = table(hands=[[LL, SIX], [FIVE]], pile=[], discard=[SIX], stage_ones=4, show_rule=show_rule,
+                  players=[scripted([LL, QUIT]), scripted([COLLECT if show_rule else QUIT, QUIT], seen)])
+        res = r.play()
+        assert seen[0][0][K.OBS_PHASE] == phase
+        assert res.ones[0] + res.returned[0] - res.card_points[0] == 3 - staged
+
+
+def test_magic_token_off_takes_the_magic_symbol_off_every_card():
+    cfg = K.GAME.config(magic_token="off")
+    counts = cfg[:K.N_CODES]
+    assert counts.sum() == 60 and counts[K.CODE_SYMBOL == K.SYM_MAGIC].sum() == 0
+    assert counts[C(2)] == 7 and counts[C(0, K.SYM_GIVE)] == 8 and counts[C(1, K.SYM_DRAW)] == 3
+    assert cfg[K.CFG_NO_SHOW] == 0 and K.GAME.config(magic_show="off")[K.CFG_NO_SHOW] == 1
+    desc = K.GAME.describe_config(cfg)
+    assert desc["magic_token"].startswith("off") and desc["magic_show"] == "on"
+    assert "magic taken off" not in desc["symbol_table"] and "magic symbols taken off" in desc["symbol_table"]
+
+
+@pytest.mark.parametrize("options,message", [({"magic_token": "no"}, "--magic-token must be on or off"),
+                                             ({"magic_show": "1"}, "--magic-show must be on or off"),
+                                             ({"pink_llama": "plain"}, "kadabra takes only")])
+def test_bad_variant_options_are_usage_errors(options, message):
+    with pytest.raises(UsageError, match=message):
+        K.GAME.config(**options)
 
 # ----------------------------------------------------------------------------- properties
 
@@ -762,7 +842,7 @@ def test_default_table_is_the_rules_md_table():
 
 def test_deck_file_replaces_the_table_and_reports_name_it(custom_counts):
     counts, path = custom_counts
-    desc = K.GAME.describe_config(counts)
+    desc = K.GAME.describe_config(K.GAME.config(deck_file=path))
     assert desc["symbol_table"] == "symbols everywhere" and desc["symbol_table_source"] == str(path)
     assert "magic on 3 of 7 3s and 2 of 8 6s and 3 of 12 Ls" in desc["symbols"]
 
@@ -808,9 +888,9 @@ def test_cli_bad_deck_file_exits_2_with_one_line(tmp_path):
 
 
 def test_simulate_runs_with_a_deck_file(custom_counts):
-    counts, _ = custom_counts
+    _, path = custom_counts
     players = [registry.parse_spec("kadabra", "greedy")] * 3
-    a = run(seat_plan(K.GAME, players, False, counts), 3, 0, 2000, threads=1)
+    a = run(seat_plan(K.GAME, players, False, K.GAME.config(deck_file=path)), 3, 0, 2000, threads=1)
     b = run(seat_plan(K.GAME, players, False, K.GAME.config()), 3, 0, 2000, threads=1)
     assert not np.array_equal(a.s1, b.s1)  # the table is really used
 
@@ -863,6 +943,25 @@ def test_showman_in_a_show_plays_a_llama_else_passes_with_magic_else_collects():
         r = table(hands=[hand, [TWO]], pile=[], discard=[LL], stage_ones=6, show=True, magic=magic,
                   players=[None] * 2)
         assert showman[0](obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), showman[1], prng) == expected
+
+
+def test_showman_without_the_magic_pass_or_the_show_play():
+    """use_magic=0 never returns the magic token; in_show=0 collects a show's stage at once."""
+    prng = rng.new_state(1)
+    for spec, hand, magic, expected in [("showman:use_magic=0", [SIX], 0, COLLECT),
+                                        ("showman:in_show=0", [LL, SIX], POOL, COLLECT),
+                                        ("showman:in_show=0", [LL, SIX], 0, RET),
+                                        ("showman:use_magic=0,in_show=0", [LL, SIX], 0, COLLECT),
+                                        ("showman:use_magic=0", [LL, SIX], 0, LL)]:
+        policy, params = policy_of(spec)
+        r = table(hands=[hand, [TWO]], pile=[], discard=[LL], stage_ones=6, show=True, magic=magic,
+                  players=[None] * 2)
+        assert policy(obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), params, prng) == expected, spec
+    # stuck in a normal turn holding the magic token: pass with it, or (use_magic=0) draw
+    for spec, expected in [("showman", RET), ("showman:use_magic=0", DRAW)]:
+        policy, params = policy_of(spec)
+        r = table(hands=[[FIVE, SIX], [TWO]], pile=[TWO] * 5, discard=[TWO], magic=0, players=[None] * 2)
+        assert policy(obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), params, prng) == expected, spec
 
 
 def test_showman_beats_greedy_on_points_per_round():

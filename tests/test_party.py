@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llama_sim import registry, rng, stats
+from llama_sim.errors import UsageError
 from llama_sim.games import lama, party, shedding
 from llama_sim.games.common import largest_token
 from llama_sim.backends import run
@@ -344,6 +345,78 @@ def test_kernel_game_equals_reference_game():
         assert list(fin) == list(ref.final) and list(pen) == list(ref.penalty)
         assert list(out) == list(ref.went_out) and list(qu) == list(ref.quit)
 
+
+
+# ----------------------------------------------------------------------------- rule variants
+
+VARIANTS = [{"pink_llama": "plain"}, {"plus_cards": "plain"}, {"pink_llama": "plain", "plus_cards": "plain"}]
+
+
+def test_variant_decks_replace_the_special_cards_by_ordinary_ones():
+    pink = Counter(int(c) for c in party.variant_deck(pink_llama="plain"))
+    plus = Counter(int(c) for c in party.variant_deck(plus_cards="plain"))
+    both = Counter(int(c) for c in party.variant_deck("plain", "plain"))
+    assert pink[L] == 8 and pink[PINK] == 0 and all(pink[P + v] == 1 for v in range(6))
+    assert all(plus[v] == 8 and plus[P + v] == 0 for v in range(6)) and plus[PINK] == 1 and plus[L] == 7
+    assert both == Counter({**{v: 8 for v in range(6)}, L: 8})
+    for options in [{}] + VARIANTS:
+        index = int(party.GAME.config(**options)[0])
+        assert np.array_equal(party.VARIANT_DECKS[index], party.variant_deck(**options))
+        assert len(party.VARIANT_DECKS[index]) == 56
+    # the same position of the deck holds the same card but for the replaced ones
+    changed = party.VARIANT_DECKS[3] != party.DECK
+    assert np.array_equal(party.DECK[changed], [P + v for v in range(6)] + [PINK])
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+@pytest.mark.parametrize("games_mode,blocks", [(False, 150), (True, 12)])
+def test_kernel_tallies_equal_reference_tallies_under_every_variant(options, games_mode, blocks):
+    players = [registry.parse_spec("party", s) for s in ["greedy", "random", "chain", "threshold:quit_at=5"]]
+    cfg = party.GAME.config(**options)
+    plan = rotation_plan(party.GAME, 4, players, games_mode, cfg)
+    tally = run(plan, 97, 0, blocks, threads=1)
+    d = tally.s1.shape[0]
+    s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
+    party.reference_blocks(97, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
+                           [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
+    assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
+    base = run(rotation_plan(party.GAME, 4, players, games_mode, party.GAME.config()), 97, 0, blocks, threads=1)
+    assert not np.array_equal(base.s1, tally.s1)  # the variant is really played
+
+
+def test_reference_variant_rounds_play_the_variant_rules():
+    """Plus cards plain: a 3 (once a +3) gives no extra turn; pink plain: the llama (once pink) needs a 6."""
+    rules = party.variant_round(party.GAME.config(plus_cards="plain")).rules
+    assert rules.deck.tolist().count(2) == 8 and not any(party.is_plus(c) for c in rules.deck)
+    rules = party.variant_round(party.GAME.config(pink_llama="plain")).rules
+    assert rules.deck.tolist().count(L) == 8 and PINK not in rules.deck.tolist()
+    assert party.variant_round(party.GAME.config()) is party.Round
+
+
+def exact_always_quit_pink_plain():
+    """Pink llama plain: every value 1..6 and the llama has 8 of 56 cards and counts once (llamas 10)."""
+    p = 1 - comb(48, 6) / comb(56, 6)
+    return (21 + 10) * p
+
+
+def test_always_quit_mean_penalty_is_exact_under_the_variants():
+    exact = {"rulebook": always_quit_exact(), "pink": exact_always_quit_pink_plain()}
+    assert abs(exact["pink"] - 19.2835) < 1e-4
+    players = [registry.parse_spec("party", "always_quit")] * 3
+    for options, value in [({"pink_llama": "plain"}, exact["pink"]), ({"plus_cards": "plain"}, exact["rulebook"]),
+                           ({"pink_llama": "plain", "plus_cards": "plain"}, exact["pink"])]:
+        tally = run(seat_plan(party.GAME, players, False, party.GAME.config(**options)), 2025, 0, 20_000, threads=2)
+        est = stats.estimate(tally, "penalty_per_round", 0)
+        assert est.ci_low <= value <= est.ci_high, (options, est)
+        assert abs(tally.s1[:3].sum() / (3 * tally.blocks) - value) < 0.1
+
+
+@pytest.mark.parametrize("options,message", [({"pink_llama": "none"}, "--pink-llama must be one of rulebook, plain"),
+                                             ({"plus_cards": "off"}, "--plus-cards must be one of rulebook, plain"),
+                                             ({"magic_show": "off"}, "party takes only")])
+def test_bad_variant_options_are_usage_errors(options, message):
+    with pytest.raises(UsageError, match=message):
+        party.GAME.config(**options)
 
 # ----------------------------------------------------------------------------- properties
 

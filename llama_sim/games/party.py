@@ -22,6 +22,21 @@ Rules (``shared/rules/lama-party.txt``, ``shared/RULES.md``), as played here:
 - The game ends after the round in which someone reaches 40; lowest score wins, ties share.
   The next round is started by the last player to take a turn (quitting counts).
 
+Rule variants (``GAME.config(pink_llama=..., plus_cards=...)``, CLI ``--pink-llama``, ``--plus-cards``), to
+measure what a rule is worth by playing the same deals without it:
+
+- ``pink_llama="plain"``: the pink llama is an ordinary llama (the deck holds eight llamas): it
+  needs a 6 or a llama below it, only a llama or a 1 goes on it, and it scores as a llama (10, not 20).
+- ``plus_cards="plain"``: the plus cards are ordinary cards of their value (the deck holds eight of
+  each value 1..6): no extra turn. Everything else stays as the rulebook says.
+
+A variant is only a different deck (``variant_deck``): the pink llama's card code 13 becomes the
+llama's code 6, a plus card's code ``PLUS + v - 1`` becomes the normal card's ``v - 1``. The tables
+(``can_play``, ``extra_turn``, scoring) stay those of the rulebook, so the kernel is the same code on
+another deck; the strategies see ordinary cards, as a player of the variant would. ``cfg`` is one
+int64, the variant index ``pink plain + 2 * plus plain`` (0: the rulebook); the same deal stream
+deals the same positions, so a variant plays the rulebook's deals with the changed cards in place.
+
 Readings chosen where the rulebook is silent: the player alone who plays a plus card still gets
 the extra turn (and then may play, or quit; not draw, as always when alone); the pink llama is the
 only card that fits on anything, so "on top of a plus card, the usual value rules" applies to every
@@ -56,6 +71,8 @@ OBS_DISCARD           38..51  count of each code in the discard pile (public his
 ====================  ======  ============================================================
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 from numba import njit
@@ -128,6 +145,27 @@ def score(cards) -> int:
 
 EXTRA_TURN = np.array([1 if is_plus(c) else 0 for c in range(N_CODES)], dtype=np.uint8)
 
+# ---- rule variants (see the module docstring): each is the rulebook on another deck
+VARIANT_VALUES = ("rulebook", "plain")  # the values of the options pink_llama and plus_cards
+VARIANT_OPTIONS = ("pink_llama", "plus_cards")  # bit 0 and bit 1 of the variant index
+
+
+def variant_deck(pink_llama: str = "rulebook", plus_cards: str = "rulebook") -> np.ndarray:
+    """The deck of a rule variant: the pink llama played as an ordinary llama and/or the plus
+    cards as ordinary cards of their value (no extra turn)."""
+    deck = DECK.copy()
+    if pink_llama == "plain":
+        deck[deck == PINK] = LLAMA
+    if plus_cards == "plain":
+        plus = (deck >= PLUS) & (deck < PLUS + 6)
+        deck[plus] -= PLUS
+    return deck
+
+
+# VARIANT_DECKS[index]: index = (pink llama plain) + 2 * (plus cards plain); row 0 is DECK.
+VARIANT_DECKS = np.array([variant_deck(VARIANT_VALUES[i & 1], VARIANT_VALUES[i >> 1 & 1]) for i in range(4)],
+                         dtype=np.int8)
+
 # Everything the shared engine needs to know about the Party Edition (``shedding.RuleSet``).
 RULES = RuleSet(
     name="party", code_names=CODE_NAMES, deck=DECK, playable=playable, score=score,
@@ -157,6 +195,16 @@ class Round(shedding.Round):
     rules = RULES
 
 
+def variant_round(cfg) -> type[Round]:
+    """The reference ``Round`` of the variant ``cfg`` names: the rulebook's rules on the variant's deck."""
+    return _VARIANT_ROUNDS[int(np.asarray(cfg)[0])]
+
+
+_VARIANT_ROUNDS = [Round] + [
+    type("VariantRound", (Round,), {"rules": dataclasses.replace(RULES, name=f"party-{i}", deck=VARIANT_DECKS[i])})
+    for i in range(1, 4)]
+
+
 def reference_game(players: list, drng: np.ndarray, prng: np.ndarray) -> GameResult:
     """A full game to 40 points, drawing decks from ``drng`` exactly as the kernel does."""
     return shedding.reference_game(Round, players, drng, prng)
@@ -167,7 +215,7 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
     """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
-    shedding.reference_blocks(Round, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+    shedding.reference_blocks(variant_round(cfg), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                               games_mode, entries, cfg, s1, s2)
 
 
@@ -213,8 +261,9 @@ play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "par
 
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
-    shedding.run_blocks(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``, on the deck of
+    the rule variant ``cfg[0]`` (0: the rulebook)."""
+    shedding.run_blocks(VARIANT_DECKS[cfg[0]], CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                         seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, s2)
 
@@ -222,10 +271,26 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
 
 
-def _config(**options) -> np.ndarray:
+def _config(pink_llama: str | None = None, plus_cards: str | None = None, **options) -> np.ndarray:
+    """``cfg``: the variant index (0: the rulebook; see the module docstring)."""
     if options:
-        raise UsageError("party takes no rule-set options (got " + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
-    return np.zeros(1, np.int64)
+        raise UsageError("party takes only --pink-llama and --plus-cards (got "
+                         + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
+    index = 0
+    for bit, (name, value) in enumerate((("pink_llama", pink_llama), ("plus_cards", plus_cards))):
+        if value is None:
+            continue
+        if value not in VARIANT_VALUES:
+            raise UsageError(f"--{name.replace('_', '-')} must be one of {', '.join(VARIANT_VALUES)}, not {value!r}")
+        index |= (value == "plain") << bit
+    return np.array([index], np.int64)
+
+
+def _describe(cfg) -> dict:
+    """The variant a run played, for reports: each option with its value."""
+    index = int(np.asarray(cfg)[0])
+    return {"pink_llama": "plain (an ordinary llama)" if index & 1 else "rulebook",
+            "plus_cards": "plain (no extra turn)" if index & 2 else "rulebook"}
 
 
 GAME = GameSpec(
@@ -236,4 +301,7 @@ GAME = GameSpec(
     run_blocks=run_blocks,
     reference_blocks=reference_blocks,
     config=_config,
+    describe_config=_describe,
+    options={"pink_llama": "rulebook | plain: the pink llama plays and scores as an ordinary llama",
+             "plus_cards": "rulebook | plain: the plus cards are ordinary cards (no extra turn)"},
 )

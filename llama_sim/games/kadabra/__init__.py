@@ -120,7 +120,23 @@ OBS_DISCARD           72..107   count of each card code in the discard pile (pub
 
 A seat's points are ``ones + 10 * tens`` (+ 10 while it holds the magic token). In the give
 phase the token given is the player's lowest one (a 1 if ``ones > 0``, else a 10, else the magic
-token). ``cfg`` (the rule-set option array) is the count of each of the 36 card codes.
+token). ``cfg`` (the rule-set option array, ``CFG_LEN`` = 37) is the count of each of the 36 card
+codes, then ``cfg[CFG_NO_SHOW]``.
+
+Rule variants (``config(magic_token=..., magic_show=...)``, CLI ``--magic-token``, ``--magic-show``),
+to measure what a rule is worth by playing the same deals without it:
+
+- ``magic_token="off"``: no card carries the magic symbol (each magic-symbol card is the plain card of
+  its kind, on whatever symbol table is in use). Nobody can take the magic token, so it stays in the
+  pool: it never scores 10 and its extra action (return it and pass) never arises. Data only: the
+  deck's counts change, and the deal stream deals the same positions, so the variant plays the same
+  deals with the symbols taken off.
+- ``magic_show="off"``: playing a llama stakes nothing (``board[B_NO_SHOW]`` = 1, one test in the
+  kernel's and the reference's llama play). The stage stays empty, so no show ever starts; llamas
+  are plain cards (on a 6 or a llama, a llama or a 1 on them, 10 points). The magic token then
+  never reaches the stage either.
+
+Everything else stays as the rulebook says.
 """
 from __future__ import annotations
 
@@ -136,34 +152,61 @@ from .reference import (
 )
 from .tables import *  # noqa: F401,F403  (the tables are the rule set's public vocabulary)
 from .tables import (
-    DEFAULT_COUNTS, DEFAULT_DESCRIPTION, DEFAULT_NAME, MAX_PLAYERS, MIN_PLAYERS, N_CODES, describe_counts,
+    CFG_LEN, CFG_NO_SHOW, CODE_SYMBOL, N_KINDS, PLAIN, SYM_MAGIC, code, DEFAULT_COUNTS, DEFAULT_DESCRIPTION, DEFAULT_NAME, MAX_PLAYERS, MIN_PLAYERS, N_CODES, describe_counts,
     load_deck_table,
 )
 
 _TABLE_NAMES: dict[bytes, tuple[str, str]] = {DEFAULT_COUNTS.tobytes(): (DEFAULT_NAME, "built-in")}
 
 
-def config(deck_file=None, **options) -> np.ndarray:
-    """``cfg`` for a run: the count of each card code, from ``deck_file`` or the packaged default."""
+SWITCH_VALUES = ("on", "off")  # the values of the rule options magic_token and magic_show
+
+
+def config(deck_file=None, magic_token=None, magic_show=None, **options) -> np.ndarray:
+    """``cfg`` for a run: the count of each card code, from ``deck_file`` or the packaged default
+    (``magic_token="off"``: every magic-symbol card becomes the plain card of its kind), then
+    ``cfg[CFG_NO_SHOW]`` (1 with ``magic_show="off"``)."""
     if options:
-        raise UsageError(f"kadabra takes only --deck-file (got {', '.join('--' + k.replace('_', '-') for k in options)})")
+        raise UsageError("kadabra takes only --deck-file, --magic-token and --magic-show (got "
+                         + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
+    for name, value in (("magic_token", magic_token), ("magic_show", magic_show)):
+        if value is not None and value not in SWITCH_VALUES:
+            raise UsageError(f"--{name.replace('_', '-')} must be on or off, not {value!r}")
     if deck_file is None:
-        return DEFAULT_COUNTS.copy()
-    counts, name, _ = load_deck_table(deck_file)
-    _TABLE_NAMES[counts.tobytes()] = (name, str(Path(deck_file)))  # the table this process last loaded
-    return counts
+        counts = DEFAULT_COUNTS.copy()
+    else:
+        counts, name, _ = load_deck_table(deck_file)
+        _TABLE_NAMES[counts.tobytes()] = (name, str(Path(deck_file)))  # the table this process last loaded
+    if magic_token == "off":
+        name, source = _TABLE_NAMES[counts.tobytes()]
+        counts = without_magic(counts)
+        _TABLE_NAMES.setdefault(counts.tobytes(), (f"{name}, magic symbols taken off", source))
+    return np.append(counts, 1 if magic_show == "off" else 0).astype(np.int64)
+
+
+def without_magic(counts: np.ndarray) -> np.ndarray:
+    """The deck with every magic symbol taken off its card (the card stays, plain): nobody can take the
+    magic token, so it stays in the pool and its extra action never arises."""
+    out = np.asarray(counts, np.int64).copy()
+    for kind in range(N_KINDS):
+        out[code(kind, PLAIN)] += out[code(kind, SYM_MAGIC)]
+        out[code(kind, SYM_MAGIC)] = 0
+    return out
 
 
 def describe_config(cfg) -> dict:
-    """Which deck and symbol table a run used, for reports."""
-    counts = np.asarray(cfg, dtype=np.int64)
-    if counts.shape != (N_CODES,):
-        raise UsageError(f"kadabra cfg must hold {N_CODES} card counts")
+    """Which deck and symbol table a run used, and the rule variant, for reports."""
+    cfg = np.asarray(cfg, dtype=np.int64)
+    if cfg.shape != (CFG_LEN,):
+        raise UsageError(f"kadabra cfg must hold {N_CODES} card counts and the show rule")
+    counts = cfg[:N_CODES]
     name, source = _TABLE_NAMES.get(counts.tobytes(), ("custom", "cfg"))
     if np.array_equal(counts, DEFAULT_COUNTS) and name != DEFAULT_NAME:
         name = f"{name} (same as default)"
     deck, symbols = describe_counts(counts)
-    return {"symbol_table": name, "symbol_table_source": source, "deck": deck, "symbols": symbols}
+    return {"symbol_table": name, "symbol_table_source": source, "deck": deck, "symbols": symbols,
+            "magic_token": "on" if counts[CODE_SYMBOL == SYM_MAGIC].any() else "off (no magic symbol)",
+            "magic_show": "off (a llama stakes nothing)" if cfg[CFG_NO_SHOW] else "on"}
 
 
 GAME = GameSpec(
@@ -176,7 +219,9 @@ GAME = GameSpec(
     config=config,
     describe_config=describe_config,
     options={"deck_file": "a TOML file replacing the deck and action-symbol table "
-                          "(layout: llama_sim/data/kadabra_symbols.toml)"},
+                          "(layout: llama_sim/data/kadabra_symbols.toml)",
+             "magic_token": "on | off: no card carries the magic symbol, so the magic token stays in the pool",
+             "magic_show": "on | off: a llama stakes nothing, so no token goes on the stage and no show starts"},
 )
 
 assert MAX_PLAYERS == 6 and DEFAULT_DESCRIPTION

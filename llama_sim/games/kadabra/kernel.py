@@ -3,7 +3,8 @@
 State of a round, all explicit arrays (a kernel plays from any position, a deal is one of them):
 ``hands`` (n, 36) counts, ``deck`` (the draw pile is ``deck[board[B_POS]:]``), ``discard`` (36)
 counts, ``quit`` (n), ``ones``/``tens`` (n) tokens held, ``board`` (``BOARD_LEN``): draw position,
-top card kind, stage 1s, stage 10s, the magic token's place, show flag.
+top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one rule: ``B_NO_SHOW``
+(1 in the variant without the magic show: a llama stakes nothing).
 
 ``play_core`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
@@ -33,7 +34,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
 from .tables import (
-    B_MAGIC, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
+    B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
     COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS,
     N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC,
     OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS,
@@ -233,7 +234,7 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
             obs[OBS_TOP] = kind
             discard[a] += 1
             obs[OBS_DISCARD + a] += 1
-            if kind == LLAMA:  # stake one of the lowest tokens on the stage
+            if kind == LLAMA and board[B_NO_SHOW] == 0:  # stake one of the lowest tokens on the stage
                 if ones[seat] > 0:
                     ones[seat] -= 1
                     obs[OBS_ONES + seat] = ones[seat]
@@ -378,19 +379,23 @@ def deck_from_counts(counts):
 @njit(cache=True, nogil=True, **NO_NRT)
 def new_table(n, ones, tens, board):
     """Start of a game (and of every round in round mode): three 1s each, the stage empty, the
-    magic token in the pool."""
+    magic token in the pool (``board[B_NO_SHOW]``, a rule, is kept)."""
     for s in range(n):
         ones[s] = START_ONES
         tens[s] = 0
+    no_show = board[B_NO_SHOW]
     board[:] = 0
     board[B_MAGIC] = MAGIC_POOL
+    board[B_NO_SHOW] = no_show
 
 
 @njit(cache=True, nogil=True)
-def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
+def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
+              no_show=0):
     """A full game into per-seat totals; returns the number of rounds. Tokens and the stage carry
     over between rounds; the game ends after a round in which somebody holds 40 or more. Each
-    round deals lazily from its own stream, derived from ``drng`` (``draws.next_stream``)."""
+    round deals lazily from its own stream, derived from ``drng`` (``draws.next_stream``).
+    ``no_show`` 1: the variant without the magic show (``board[B_NO_SHOW]``)."""
     deck = base.copy()
     hands = np.zeros((n, N_CODES), np.int64)
     discard = np.zeros(N_CODES, np.int64)
@@ -405,6 +410,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
     bad = np.zeros(3, np.int64)
     work = np.zeros(WORK_LEN, np.int64)
     round_rng = np.zeros(2, np.uint64)
+    board[B_NO_SHOW] = no_show
     new_table(n, ones, tens, board)
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
@@ -437,7 +443,8 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
-    ``cfg`` holds the count of each of the 36 card codes (the deck and its symbol table)."""
+    ``cfg`` holds the count of each of the 36 card codes (the deck and its symbol table), then
+    ``cfg[CFG_NO_SHOW]`` (1: the variant without the magic show)."""
     # Private copies: the caller's arrays may be shared by other threads, and every view taken of
     # a shared array bumps its (atomic) reference count, which makes threads fight over one cache line.
     entry_of_seat = entry_of_seat.copy()
@@ -457,6 +464,8 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     ones = np.zeros(n, np.int64)
     tens = np.zeros(n, np.int64)
     board = np.zeros(BOARD_LEN, np.int64)
+    no_show = cfg[CFG_NO_SHOW]
+    board[B_NO_SHOW] = no_show
     points = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
     legal = np.zeros(N_ACTIONS, np.uint8)
@@ -478,7 +487,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 went_out[:] = 0
                 quits[:] = 0
                 rounds = play_game(n, base, policies, slot_of_entry, params, seats, drng, prng,
-                                   penalty, went_out, quits, final)
+                                   penalty, went_out, quits, final, no_show)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],

@@ -13,7 +13,7 @@ from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, entry_of, reference_block_loop
 from ..draws import next_stream, shuffle_forward
 from .tables import (
-    CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
+    CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
     MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN,
     OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS,
     OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE, QUIT,
@@ -85,6 +85,7 @@ class Round:
     start: int = 0
     quit: list[bool] = field(default_factory=list)
     prng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.POLICY_STREAM))
+    show_rule: bool = True  # False: the variant without the magic show (a llama stakes nothing)
 
     def __post_init__(self):
         self.n = len(self.hands)
@@ -260,7 +261,7 @@ class Round:
         last = not self.hands[seat]  # the round ends after this card's effects, even if a draw refills the hand
         self.discard.append(card)
         kind, symbol = int(CODE_KIND[card]), int(CODE_SYMBOL[card])
-        if kind == LLAMA:
+        if kind == LLAMA and self.show_rule:
             self.stake(seat)
         self.note("play", seat)
         if symbol == SYM_GIVE:
@@ -383,9 +384,11 @@ class GameResult:
     quit: np.ndarray
 
 
-def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray) -> GameResult:
+def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray,
+                   show_rule: bool = True) -> GameResult:
     """A full game: tokens and the stage carry over; it ends after the round in which somebody holds
-    40 points or more. Decks are drawn from ``drng`` exactly as the kernel draws them."""
+    40 points or more. Decks are drawn from ``drng`` exactly as the kernel draws them.
+    ``show_rule`` False: the variant without the magic show."""
     n = len(players)
     base = deck_of_counts(counts)
     ones, tens = [START_ONES] * n, [0] * n
@@ -403,7 +406,7 @@ def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np
         shuffle_forward(deck, deal_rng)
         hands, pile, discard = deal(deck, n)
         res = Round(hands, pile, discard, players, ones, tens, stage_ones, stage_tens, magic, False, start,
-                    prng=prng).play()
+                    prng=prng, show_rule=show_rule).play()
         rounds.append(res)
         ones, tens = [int(x) for x in res.ones], [int(x) for x in res.tens]
         stage_ones, stage_tens, magic = res.stage_ones, res.stage_tens, res.magic
@@ -418,13 +421,14 @@ def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np
     raise RuntimeError("game did not end")
 
 
-def reference_round(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray) -> RoundResult:
+def reference_round(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray,
+                    show_rule: bool = True) -> RoundResult:
     """A single round as round mode plays it: 3 ones each, the stage empty, the magic token in the pool."""
     n = len(players)
     deck = deck_of_counts(counts)
     shuffle_forward(deck, drng)
     hands, pile, discard = deal(deck, n)
-    return Round(hands, pile, discard, players, [START_ONES] * n, [0] * n, prng=prng).play()
+    return Round(hands, pile, discard, players, [START_ONES] * n, [0] * n, prng=prng, show_rule=show_rule).play()
 
 
 def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
@@ -432,13 +436,15 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
     """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
-    counts = np.asarray(cfg, dtype=np.int64)
+    cfg = np.asarray(cfg, dtype=np.int64)
+    counts = cfg[:N_CODES]
+    show_rule = not (cfg.shape[0] > CFG_NO_SHOW and cfg[CFG_NO_SHOW])
 
     def play(players, streams):
         drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
         if games_mode:
-            return reference_game(players, counts, drng, prng)
-        return reference_round(players, counts, drng, prng)
+            return reference_game(players, counts, drng, prng, show_rule)
+        return reference_round(players, counts, drng, prng, show_rule)
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                          entries, s1, s2)

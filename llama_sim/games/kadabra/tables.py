@@ -80,8 +80,14 @@ MAGIC_STAGE = -2
 TOKEN_NONE, TOKEN_ONE, TOKEN_TEN, TOKEN_MAGIC = range(4)  # "lowest-value token": 1 < 10 < magic
 
 # Board: the public table state of a round besides hands, discard and tokens held by players.
-B_POS, B_TOP, B_STAGE_ONES, B_STAGE_TENS, B_MAGIC, B_SHOW = range(6)
-BOARD_LEN = 6
+# B_NO_SHOW is a rule, not a state: 1 in the variant without the magic show (``magic_show="off"``: a
+# llama stakes nothing, so the stage stays empty and no show starts); fixed for a game.
+B_POS, B_TOP, B_STAGE_ONES, B_STAGE_TENS, B_MAGIC, B_SHOW, B_NO_SHOW = range(7)
+BOARD_LEN = 7
+
+# ``cfg`` (the rule-set option array): the count of each of the 36 card codes, then CFG_NO_SHOW.
+CFG_NO_SHOW = 36
+CFG_LEN = 37
 
 # ----------------------------------------------------------------------------- actions
 DRAW = N_CODES  # 36
