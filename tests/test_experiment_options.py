@@ -144,7 +144,7 @@ def test_lama_has_no_options_to_grid(capsys, tmp_path):
 
 @pytest.mark.parametrize("strategies,players", [
     ('["threshold", "threshold:quit_at=1"]', 4),           # the 4-player preset is quit_at=1
-    ('["keep_llama:quit_at=1,keep=1", "keep_llama:quit_at=1,keep=1,min_others=3,alone_only=1"]', 6),
+    ('["keep_llama:quit_at=1,keep=1", "keep_llama:quit_at=1,keep=1,min_others=1,alone_only=0"]', 6),  # defaults
 ])
 def test_a_compare_of_a_strategy_with_itself_is_refused(capsys, tmp_path, strategies, players):
     spec = write_spec(tmp_path, f'question = "q"\ngame = "dice"\n[[steps]]\nkind = "compare"\n'
