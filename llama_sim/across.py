@@ -25,6 +25,8 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
+from .output import ci_text as _ci
+
 Z95 = 1.959963984540054
 
 
@@ -85,11 +87,6 @@ def _spread_words(s: dict, digits: int = 3) -> str:
     return (f"from {f.format(s['lowest_value'])} ({s['lowest']}) to {f.format(s['highest_value'])} ({s['highest']}), "
             f"a difference of {f.format(s['diff'])} (95% CI simultaneous over the {s['pairs']} pairs "
             f"[{f.format(s['diff_ci_low'])}, {f.format(s['diff_ci_high'])}]; all equal: p = {p})")
-
-
-def _ci(v, lo, hi, digits=4, sign=False) -> str:
-    f = f"{{:{'+' if sign else ''}.{digits}f}}"
-    return f"{f.format(v)} [{f.format(lo)}, {f.format(hi)}]"
 
 
 # ------------------------------------------------------------------------------------ compare

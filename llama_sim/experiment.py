@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UsageError
+from .output import ci_text as _ci
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
             "players", "rounds", "games", "precision", "max_rounds"}
@@ -854,11 +855,6 @@ def _conclude_tune(results: list) -> str:
 
 
 # ------------------------------------------------------------------------------------ display tables
-
-def _ci(v, lo, hi, digits=4, sign=False) -> str:
-    f = f"{{:{'+' if sign else ''}.{digits}f}}"
-    return f"{f.format(v)} [{f.format(lo)}, {f.format(hi)}]"
-
 
 def _display_compare(results: list) -> pd.DataFrame:
     rank = pd.concat([r.ranking for r in results], ignore_index=True)

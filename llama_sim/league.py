@@ -39,7 +39,6 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import NormalDist
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -95,14 +94,6 @@ def combine(values, ses, metric: str, n: int, z: float) -> tuple[float, float, f
     n_eff = value * (1 - value) / se ** 2 if se > 0 and 0 < value < 1 else float(n)
     lo, hi = stats.wilson(value, n_eff, z)
     return value, lo, hi, se
-
-
-def _p_value(value: float, se: float) -> float:
-    if math.isnan(value) or math.isnan(se):
-        return math.nan
-    if se == 0:
-        return 1.0 if value == 0 else 0.0
-    return 2 * NormalDist().cdf(-abs(value) / se)
 
 
 def _better_is_higher(metric: str) -> bool:
@@ -351,7 +342,7 @@ def _pair(rows_n: pd.DataFrame, diffs: dict, n: int, m: str, a: str, b: str, dif
     se = math.sqrt(sum(v[1] ** 2 for v in shared.values()) + np.sum(a_only ** 2) + np.sum(b_only ** 2)) / n_lineups
     h2h = float(np.mean([v[0] for v in shared.values()]))
     h2h_se = math.sqrt(sum(v[1] ** 2 for v in shared.values())) / len(shared)
-    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se, "p_value": _p_value(diff, se),
+    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se, "p_value": stats._p_value(diff, se),
             "head_to_head": h2h, "h2h_ci_low": h2h - z * h2h_se, "h2h_ci_high": h2h + z * h2h_se,
             "lineups_both": len(shared), "deals_both": int(sum(v[2] for v in shared.values()))}
 

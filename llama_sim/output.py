@@ -107,6 +107,12 @@ def to_json(df: pd.DataFrame) -> str:
     return json.dumps(rows, indent=1)
 
 
+def ci_text(value: float, low: float, high: float, digits: int = 4, sign: bool = False) -> str:
+    """``value [low, high]`` with ``digits`` decimals (``sign``: always a sign), as reports print estimates."""
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    return f"{f.format(value)} [{f.format(low)}, {f.format(high)}]"
+
+
 def _fmt(value: float, metric: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
