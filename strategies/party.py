@@ -162,33 +162,45 @@ def min_opponent_cards(obs):
     return low
 
 
-@strategy("party", "chain",
-          "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
-          "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
-          "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
-          params={"quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
-                  "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
-                  "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
-                                           "<= this many cards (0: never early)"),
-                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
-          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
-                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
-                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
-def chain(obs, legal, params, rng):
-    """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
-    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
-    chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
-    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
-    quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
-    (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
-    larger).
+@njit(cache=True, inline="always")
+def class_count(hand, cls):
+    """Cards held of value class ``cls`` (0..5 the values 1..6 with their plus card, 6 the normal llamas;
+    the pink llama, which fits anywhere, is not counted)."""
+    if cls == LLAMA:
+        return hand[LLAMA]
+    return hand[cls] + hand[PLUS + cls]
 
-    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
-    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
-    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
-    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
-    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
-    """
+
+@njit(cache=True, inline="always")
+def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
+    """climber's rule: with at least ``min_opponents`` opponents still in and a card of the top's value
+    fitting, the card of the next value up (the normal card before the plus card) when
+    n(+1) + two_up * n(+2) + far_up * (n(+3) + n(+4)) > same * n(0), where n(+k) is ``class_count`` of
+    the value k steps above the top on the cycle 1..6, llama; -1 to keep greedy's card."""
+    if obs[OBS_ACTIVE] - 1 < min_opponents:
+        return -1
+    t = VALUE_CLASS[obs[OBS_TOP]]
+    up = (t + 1) % N_CLASSES
+    if not (legal[t] or (t < LLAMA and legal[PLUS + t])):
+        return -1
+    card = -1
+    if legal[up]:
+        card = up
+    elif up < LLAMA and legal[PLUS + up]:
+        card = PLUS + up
+    if card < 0:
+        return -1
+    above = (class_count(hand, up) + two_up * class_count(hand, (t + 2) % N_CLASSES)
+             + far_up * (class_count(hand, (t + 3) % N_CLASSES) + class_count(hand, (t + 4) % N_CLASSES)))
+    if above > same * class_count(hand, t):
+        return card
+    return -1
+
+
+@njit(cache=True, inline="always")
+def chain_rules(obs, legal, params, climb):
+    """chain's decision (params: quit_at, quit_at_10, pink_danger, plus_first); with ``climb``, also
+    climber's rule (``climb_card``, its parameters in params[4:8]) before greedy's card."""
     hand = own_hand(obs)
     top = obs[OBS_TOP]
     size = 0
@@ -218,11 +230,71 @@ def chain(obs, legal, params, rng):
                     best, best_follow = p, follow
         if best >= 0:
             return best
+        if climb:
+            up = climb_card(obs, legal, hand, params[4], params[5], params[6], params[7])
+            if up >= 0:
+                return up
         return greedy_play(obs, legal)  # the pink llama only if nothing else fits
     limit = params[0] if obs[OBS_SCORES + obs[OBS_SEAT]] < 10 else params[1]
     if hand_points(hand) <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
+
+
+@strategy("party", "chain",
+          "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
+          "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
+          "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
+          params={"quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
+                  "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
+                  "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
+                                           "<= this many cards (0: never early)"),
+                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
+          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
+def chain(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
+    chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
+    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
+    quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
+    (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
+    larger).
+
+    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
+    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
+    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
+    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
+    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
+    """
+    return chain_rules(obs, legal, params, False)
+
+
+CLIMBER_PARAMS = {
+    "quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
+    "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
+    "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds <= this many "
+                             "cards (0: never early)"),
+    "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order"),
+    "min_opponents": (3, 1, 6, "climb only while at least this many opponents are still in"),
+    "same": (2, 0, 8, "weight of the cards held of the top's value"),
+    "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
+    "far_up": (0.3, 0, 2, "weight of the cards held three and four values above the top"),
+}
+
+
+@strategy("party", "climber",
+          "chain, but while at least min_opponents opponents are still in it moves the top up (plays the next "
+          "value instead of the top's value) when it holds more cards above the top than at it: "
+          "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
+          params=CLIMBER_PARAMS,
+          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
+def climber(obs, legal, params, rng):
+    """DOCSTRING"""
+    return chain_rules(obs, legal, params, True)
 
 
 # --------------------------------------------------------------------------------------------
