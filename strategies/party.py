@@ -39,7 +39,7 @@ from llama_sim.games.party import (
     OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import random_legal
+from llama_sim.strategies._helpers import climbs, random_legal
 
 N_CLASSES = 7
 
@@ -195,9 +195,8 @@ def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
         card = PLUS + up
     if card < 0:
         return -1
-    above = (class_count(hand, up) + two_up * class_count(hand, (t + 2) % N_CLASSES)
-             + far_up * (class_count(hand, (t + 3) % N_CLASSES) + class_count(hand, (t + 4) % N_CLASSES)))
-    if above > same * class_count(hand, t):
+    if climbs(class_count(hand, t), class_count(hand, up), class_count(hand, (t + 2) % N_CLASSES),
+              class_count(hand, (t + 3) % N_CLASSES) + class_count(hand, (t + 4) % N_CLASSES), same, two_up, far_up):
         return card
     return -1
 
