@@ -249,21 +249,23 @@ def test_builtin_report(capsys, tmp_path):
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
         ["league", "first-player"]
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
-    assert set(ranking.strategy) == {"always_quit", "random", "greedy", "threshold", "smart", "chart"}
+    assert set(ranking.strategy) == {"random", "greedy", "threshold", "smart", "chart", "climber"}
     seats = pd.read_csv(out / "tables" / "first-player_seats.csv")
     assert sorted(seats.players.unique()) == [2, 3, 4, 5, 6]
     check_report(out)
 
 
 def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_the_spec(tmp_path):
+    # Kadabra: its six built-ins fit a 6-player compare (L.A.M.A. and Party have seven)
     (tmp_path / "mine.py").write_text(
         "from llama_sim.registry import strategy\n"
-        "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
+        "@strategy('kadabra', 'mine_spec_test', 'quits at once')\n"
         "def mine_spec_test(obs, legal, params, rng):\n"
         "    return 0\n")
-    spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
+    base = BASE.replace('game = "lama"', 'game = "kadabra"')
+    spec = write_spec(tmp_path, base + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
                                        'strategies = "all"\nplayers = 6\n[[steps]]\nkind = "compare"\n'
                                        'strategies = ["mine_spec_test", "greedy"]\n')
     steps = load_spec(spec).steps
-    assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "smart", "threshold"]
+    assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "showman", "threshold"]
     assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]
