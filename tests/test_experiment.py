@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import llama_sim
-from llama_sim.experiment import STEP_KINDS, load_spec
+from llama_sim.experiment import STEP_KINDS, SpecError, load_spec
 from cli_helpers import call
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,16 +256,18 @@ def test_builtin_report(capsys, tmp_path):
 
 
 def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_the_spec(tmp_path):
-    # Kadabra: its six built-ins fit a 6-player compare (L.A.M.A. and Party have seven)
+    # Every rule set has seven built-ins or more now, one more than a compare seats: "all" names exactly
+    # the seven L.A.M.A. built-ins (not mine_spec_test, which would make eight)
     (tmp_path / "mine.py").write_text(
         "from llama_sim.registry import strategy\n"
-        "@strategy('kadabra', 'mine_spec_test', 'quits at once')\n"
+        "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
         "def mine_spec_test(obs, legal, params, rng):\n"
         "    return 0\n")
-    base = BASE.replace('game = "lama"', 'game = "kadabra"')
-    spec = write_spec(tmp_path, base + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
-                                       'strategies = "all"\nplayers = 6\n[[steps]]\nkind = "compare"\n'
+    spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
+                                       'strategies = "all"\nplayers = 6\n')
+    with pytest.raises(SpecError, match="steps.0..players: 7 strategies do not fit 6 seats"):
+        load_spec(spec)
+    spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
                                        'strategies = ["mine_spec_test", "greedy"]\n')
     steps = load_spec(spec).steps
-    assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "showman", "threshold"]
-    assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]
+    assert steps[0].args["strategies"] == ["mine_spec_test", "greedy"]
