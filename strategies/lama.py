@@ -62,13 +62,16 @@ def threshold(obs, legal, params, rng):
     return DRAW
 
 
+SMART_PARAMS = {"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
+                "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")}
+SMART_PRESETS = {2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
+                 6: {"quit_at": 4, "ten_quit_at": 0}}
+
+
 @strategy("lama", "smart",
           "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
           "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
-          params={"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")},
-          presets={2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
-                   6: {"quit_at": 4, "ten_quit_at": 0}})
+          params=SMART_PARAMS, presets=SMART_PRESETS)
 def smart(obs, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g lama --strategy smart -p N --vs self --budget
     1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
@@ -121,14 +124,12 @@ def climb_card(obs, legal, min_opponents, same, two_up, far_up):
           "smart, but while at least min_opponents opponents are still in it moves the top up (plays the next "
           "value instead of the top's value) when it holds more cards above the top than at it: "
           "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
-          params={"quit_at": (4, 0, 100, "quit threshold while holding less than 10 points"),
-                  "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token"),
+          params={**SMART_PARAMS,
                   "min_opponents": (3, 1, 6, "climb only while at least this many opponents are still in"),
                   "same": (2, 0, 8, "weight of the cards held of the top's value"),
                   "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
                   "far_up": (0.3, 0, 2, "weight of the cards held three and four values above the top")},
-          presets={2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
-                   6: {"quit_at": 4, "ten_quit_at": 0}})
+          presets=SMART_PRESETS)
 def climber(obs, legal, params, rng):
     """Beats ``smart`` and ``chart``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it
     plays exactly as smart (the climbing rule needs three opponents in the round; the presets are

@@ -245,18 +245,23 @@ def chain_rules(obs, legal, params, climb):
     return DRAW
 
 
+CHAIN_PARAMS = {
+    "quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
+    "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
+    "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds <= this many "
+                             "cards (0: never early)"),
+    "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order"),
+}
+CHAIN_PRESETS = {2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                 4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                 6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}}
+
+
 @strategy("party", "chain",
           "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
           "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
           "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
-          params={"quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
-                  "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
-                  "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
-                                           "<= this many cards (0: never early)"),
-                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
-          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
-                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
-                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
+          params=CHAIN_PARAMS, presets=CHAIN_PRESETS)
 def chain(obs, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
@@ -276,11 +281,7 @@ def chain(obs, legal, params, rng):
 
 
 CLIMBER_PARAMS = {
-    "quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
-    "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
-    "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds <= this many "
-                             "cards (0: never early)"),
-    "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order"),
+    **CHAIN_PARAMS,
     "min_opponents": (3, 1, 6, "climb only while at least this many opponents are still in"),
     "same": (2, 0, 8, "weight of the cards held of the top's value"),
     "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
@@ -292,10 +293,7 @@ CLIMBER_PARAMS = {
           "chain, but while at least min_opponents opponents are still in it moves the top up (plays the next "
           "value instead of the top's value) when it holds more cards above the top than at it: "
           "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
-          params=CLIMBER_PARAMS,
-          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
-                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
-                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
+          params=CLIMBER_PARAMS, presets=CHAIN_PRESETS)
 def climber(obs, legal, params, rng):
     """Beats ``chain``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it plays exactly
     as chain (the climbing rule needs three opponents in the round; the presets are chain's).
