@@ -33,6 +33,10 @@ run dice2_watcher_th -g dice -p 2 watcher threshold --seed 31
 run dice2_watcher_so -g dice -p 2 watcher solo_optimal --seed 31
 run dice6_watcher_th -g dice -p 6 watcher threshold --seed 31
 run dice6_watcher -g dice -p 6 watcher solo_optimal keep_llama --seed 31
+# climber (L.A.M.A., Party and Kadabra), the four-way tables quoted in its docstrings
+run lama4_climber -g lama -p 4 climber chart smart threshold --seed 3
+run party4_climber -g party -p 4 climber chain threshold greedy --seed 3
+run kadabra4_climber -g kadabra -p 4 climber chart showman threshold --seed 3
 # the rule for 3 and 5 players (Strategy.preset_for: the nearest declared count, ties to the larger)
 run lama3_rule -g lama -p 3 threshold:quit_at=2 threshold:quit_at=8 --seed 41
 run lama5_rule -g lama -p 5 threshold:quit_at=4 threshold:quit_at=2 --seed 41

@@ -35,3 +35,11 @@ def count_penalty(obs, start, penalty_of_code):
         if obs[start + c] > 0:
             total += penalty_of_code[c]
     return total
+
+
+@njit(cache=True, inline="always")
+def climbs(at_top, one_up, two_up_count, far_up_count, same, two_up, far_up):
+    """The ``climber`` rule of L.A.M.A. and Party: play the next value up rather than the top's value
+    when n(+1) + two_up * n(+2) + far_up * (n(+3) + n(+4)) > same * n(0), with n(+k) the cards held k
+    values above the top on the cycle 1..6, llama (``far_up_count`` = n(+3) + n(+4))."""
+    return one_up + two_up * two_up_count + far_up * far_up_count > same * at_top

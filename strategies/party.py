@@ -26,6 +26,11 @@ without it, in 4-player games (``llamasim compare --game party --players 4 <vari
 
 Against ``greedy``: +0.073 [+0.066, +0.079] win rate and -0.99 [-1.03, -0.95] points per round;
 against ``threshold``: +0.182 [+0.176, +0.188] win rate.
+
+``climber`` is chain with one more rule about *which* card to play: while three or more opponents
+are still in, it moves the top up (plays the next value rather than the top's value) when it holds
+more cards above the top than at it. It beats chain at 4 to 6 players (+0.026 [+0.023, +0.029] win
+rate at 4) and plays exactly as chain at 2 and 3; figures and what else was tried in its docstring.
 """
 from numba import njit
 
@@ -34,7 +39,7 @@ from llama_sim.games.party import (
     OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import random_legal
+from llama_sim.strategies._helpers import climbs, random_legal
 
 N_CLASSES = 7
 
@@ -162,33 +167,44 @@ def min_opponent_cards(obs):
     return low
 
 
-@strategy("party", "chain",
-          "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
-          "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
-          "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
-          params={"quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
-                  "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
-                  "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds "
-                                           "<= this many cards (0: never early)"),
-                  "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order")},
-          presets={2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
-                   4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
-                   6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}})
-def chain(obs, legal, params, rng):
-    """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
-    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
-    chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
-    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
-    quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
-    (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
-    larger).
+@njit(cache=True, inline="always")
+def class_count(hand, cls):
+    """Cards held of value class ``cls`` (0..5 the values 1..6 with their plus card, 6 the normal llamas;
+    the pink llama, which fits anywhere, is not counted)."""
+    if cls == LLAMA:
+        return hand[LLAMA]
+    return hand[cls] + hand[PLUS + cls]
 
-    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
-    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
-    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
-    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
-    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
-    """
+
+@njit(cache=True, inline="always")
+def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
+    """climber's rule: with at least ``min_opponents`` opponents still in and a card of the top's value
+    fitting, the card of the next value up (the normal card before the plus card) when
+    n(+1) + two_up * n(+2) + far_up * (n(+3) + n(+4)) > same * n(0), where n(+k) is ``class_count`` of
+    the value k steps above the top on the cycle 1..6, llama; -1 to keep greedy's card."""
+    if obs[OBS_ACTIVE] - 1 < min_opponents:
+        return -1
+    t = VALUE_CLASS[obs[OBS_TOP]]
+    up = (t + 1) % N_CLASSES
+    if not (legal[t] or (t < LLAMA and legal[PLUS + t])):
+        return -1
+    card = -1
+    if legal[up]:
+        card = up
+    elif up < LLAMA and legal[PLUS + up]:
+        card = PLUS + up
+    if card < 0:
+        return -1
+    if climbs(class_count(hand, t), class_count(hand, up), class_count(hand, (t + 2) % N_CLASSES),
+              class_count(hand, (t + 3) % N_CLASSES) + class_count(hand, (t + 4) % N_CLASSES), same, two_up, far_up):
+        return card
+    return -1
+
+
+@njit(cache=True, inline="always")
+def chain_rules(obs, legal, params, climb):
+    """chain's decision (params: quit_at, quit_at_10, pink_danger, plus_first); with ``climb``, also
+    climber's rule (``climb_card``, its parameters in params[4:8]) before greedy's card."""
     hand = own_hand(obs)
     top = obs[OBS_TOP]
     size = 0
@@ -218,11 +234,113 @@ def chain(obs, legal, params, rng):
                     best, best_follow = p, follow
         if best >= 0:
             return best
+        if climb:
+            up = climb_card(obs, legal, hand, params[4], params[5], params[6], params[7])
+            if up >= 0:
+                return up
         return greedy_play(obs, legal)  # the pink llama only if nothing else fits
     limit = params[0] if obs[OBS_SCORES + obs[OBS_SEAT]] < 10 else params[1]
     if hand_points(hand) <= limit or not legal[DRAW]:
         return QUIT
     return DRAW
+
+
+CHAIN_PARAMS = {
+    "quit_at": (3, 0, 100, "quit when no card fits and hand points <= this (own score < 10)"),
+    "quit_at_10": (0, 0, 100, "the same from a score of 10 on (going out would return a 10 or 20)"),
+    "pink_danger": (0, 0, 6, "also play the pink llama at once when an opponent still in holds <= this many "
+                             "cards (0: never early)"),
+    "plus_first": (1, 0, 1, "1: a plus card with a follow-up before any other card; 0: greedy's order"),
+}
+CHAIN_PRESETS = {2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
+                 4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
+                 6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}}
+
+
+@strategy("party", "chain",
+          "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
+          "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
+          "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
+          params=CHAIN_PARAMS, presets=CHAIN_PRESETS)
+def chain(obs, legal, params, rng):
+    """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
+    --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
+    chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
+    --threads 1` (win-rate edge of the preset over the defaults, 95% paired interval): 2p:
+    quit_at=62,quit_at_10=7,pink_danger=1,plus_first=0, +0.107 [+0.094, +0.119]; 4p and 6p: the defaults
+    (tuning kept them). 3 and 5 players take the 4- and 6-player preset (nearest count, ties to the
+    larger).
+
+    The previous best at 4 players (`llamasim compare -g party -p 4 threshold:quit_at=1 chain greedy
+    --games 20000 --seed 3 --threads 1`: chain - threshold +0.067 [+0.059, +0.074] win rate). Tried to
+    beat it (`llamasim compare -g party -p 4 watcher:<values> chain --games 10000 --seed 11 --threads 1`,
+    watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
+    cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
+    """
+    return chain_rules(obs, legal, params, False)
+
+
+CLIMBER_PARAMS = {
+    **CHAIN_PARAMS,
+    "min_opponents": (3, 1, 6, "climb only while at least this many opponents are still in"),
+    "same": (2, 0, 8, "weight of the cards held of the top's value"),
+    "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
+    "far_up": (0.3, 0, 2, "weight of the cards held three and four values above the top"),
+}
+
+
+@strategy("party", "climber",
+          "chain, but while at least min_opponents opponents are still in it moves the top up (plays the next "
+          "value instead of the top's value) when it holds more cards above the top than at it: "
+          "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
+          params=CLIMBER_PARAMS, presets=CHAIN_PRESETS)
+def climber(obs, legal, params, rng):
+    """Beats ``chain``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it plays exactly
+    as chain (the climbing rule needs three opponents in the round; the presets are chain's).
+
+    The rule: chain's card choice (going-out chains, a plus card with a follow-up first, the pink
+    llama saved), but where greedy's order would play a card of the top's value, climber plays the
+    next value up instead when n(+1) + two_up n(+2) + far_up (n(+3) + n(+4)) > same n(0), where n(+k)
+    counts the cards held k values above the top on the cycle 1..6, llama (a plus card as its value,
+    the pink llama not at all); e.g. on a 3 holding 3 4 4 5 it plays a 4, holding 3 3 4 5 a 3. A
+    reading, not measured apart: with three or more opponents in, the top can move up several values
+    between two of its turns, so cards held in numbers above the top are the ones at risk of being
+    passed, and a lone card of the top's value is worth less than keeping pace with them.
+
+    Measured on fresh deals (seeds not used while searching), paired win-rate difference climber -
+    chain with its 95% interval, `llamasim compare --game party --players N climber chain --games
+    100000 --seed 101 --view paired --threads 1`: 4p +0.0260 [+0.0230, +0.0290] (and -0.228 [-0.253,
+    -0.202] points per round); 5p +0.0229 [+0.0205, +0.0252]; 6p +0.0214 [+0.0193, +0.0234]; 2p and
+    3p +0.0000 (the same decisions). Against the quit chart (`... -p 4 climber chart`, same run
+    size and seed): +0.0275 [+0.0245, +0.0306]. In one four-way table (`llamasim compare -g party -p 4
+    climber chain threshold greedy --games 20000 --seed 3 --threads 1`): climber - chain +0.0235
+    [+0.0133, +0.0337], - threshold +0.0961 [+0.0864, +0.1057], - greedy +0.0891 [+0.0795, +0.0987].
+
+    Each part, against climber itself (`llamasim compare -g party -p 4 climber:<value> climber --games
+    40000 --seed 5 --threads 1`): same=1 -0.046 [-0.051, -0.042], same=3 -0.017 [-0.022, -0.012],
+    two_up=0 -0.015 [-0.019, -0.010], two_up=2 -0.011 [-0.015, -0.007], far_up=0 -0.018 [-0.022,
+    -0.013], far_up=1 -0.0035 [-0.0078, +0.0008], min_opponents=2 -0.0019 [-0.0043, +0.0005],
+    plus_first=0 -0.049 [-0.053, -0.044]; chain's quit values stay best (quit_at=2 +0.0001 [-0.0034,
+    +0.0036], quit_at=4 -0.0037 [-0.0072, -0.0002], quit_at_10=1 -0.0041 [-0.0065, -0.0017]) and so
+    does keeping the pink llama (pink_danger=1 -0.0001 [-0.0023, +0.0022]). The weights came from
+    screens against chain; a race over all eight parameters (`llamasim tune -g party --strategy
+    climber -p 4 --vs chain --budget 10000000 --seed 7 --threads 1`) kept the defaults and dropped 65
+    of its 67 candidates as worse. Climbing with fewer opponents in does not pay (`llamasim compare -g
+    party -p N climber:min_opponents=M chain --games 40000 --seed 3 --threads 1`): at 2 players with
+    one opponent, -0.279 [-0.287, -0.271]; at 3 players with two, +0.0034 [-0.0024, +0.0093].
+
+    Other ideas tried against chain at 4 players, with the commands in
+    ``benchmarks/party_climber_search.py`` (its strategies load with --strategies-file), none kept:
+    choosing the card by the points it sheds (-0.112 [-0.118, -0.105]); shedding points once an
+    opponent still in holds one card (+0.010 over chain where the same strategy without it gives
+    +0.021); playing the pink llama early while holding 1, 2 or 3 cards that follow it (-0.022
+    [-0.028, -0.016], -0.010 [-0.015, -0.006], -0.0020 [-0.0047, +0.0007]); quitting more readily
+    the further the top is from the nearest held card (-0.025 [-0.032, -0.019] at every score, though
+    -0.15 points per round; under 10 points only, +0.0021 [-0.0045, +0.0087] where the same strategy
+    without it gives +0.0048 [-0.0009, +0.0106]); quitting at <= 3
+    points from a score of 20 (-0.016 [-0.020, -0.012]).
+    """
+    return chain_rules(obs, legal, params, True)
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import llama_sim
-from llama_sim.experiment import STEP_KINDS, load_spec
+from llama_sim.experiment import STEP_KINDS, SpecError, load_spec
 from cli_helpers import call
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,17 +282,21 @@ def test_builtin_report(capsys, tmp_path):
 
 
 def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_the_spec(tmp_path):
+    # Every rule set has seven built-ins or more now, one more than a compare seats: "all" names exactly
+    # the seven L.A.M.A. built-ins (not mine_spec_test, which would make eight)
     (tmp_path / "mine.py").write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
         "def mine_spec_test(obs, legal, params, rng):\n"
         "    return 0\n")
     spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
-                                       'strategies = "all"\nplayers = 6\n[[steps]]\nkind = "compare"\n'
+                                       'strategies = "all"\nplayers = 6\n')
+    with pytest.raises(SpecError, match="steps.0..players: 7 strategies do not fit 6 seats"):
+        load_spec(spec)
+    spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
                                        'strategies = ["mine_spec_test", "greedy"]\n')
     steps = load_spec(spec).steps
-    assert steps[0].args["strategies"] == ["always_quit", "chart", "greedy", "random", "smart", "threshold"]
-    assert steps[1].args["strategies"] == ["mine_spec_test", "greedy"]
+    assert steps[0].args["strategies"] == ["mine_spec_test", "greedy"]
 
 
 def test_a_league_spec_twice_gives_identical_tables_and_a_strongest_section(capsys, tmp_path):

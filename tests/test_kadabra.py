@@ -54,7 +54,7 @@ def obs_hash_random(obs, legal, params, rng_state):
 
 
 SPECS = ["greedy", "threshold", "threshold:quit_at=3", "showman", "showman:target=1,pass_at=2,flee=2",
-         "random", "always_quit", "obs_hash"]
+         "random", "always_quit", "obs_hash", "chart", "climber", "climber:same=1"]
 
 
 def policy_of(spec):
@@ -962,6 +962,24 @@ def test_showman_without_the_magic_pass_or_the_show_play():
         policy, params = policy_of(spec)
         r = table(hands=[[FIVE, SIX], [TWO]], pile=[TWO] * 5, discard=[TWO], magic=0, players=[None] * 2)
         assert policy(obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), params, prng) == expected, spec
+
+
+def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():
+    climber, showman = policy_of("climber"), policy_of("showman")
+    prng = rng.new_state(1)
+
+    def decide(policy, hand, quit=(False, False, False, False)):
+        r = table(hands=[hand, [TWO], [TWO], [TWO]], pile=[TWO], discard=[THREE], players=[None] * 4,
+                  quit=list(quit))
+        return policy[0](obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), policy[1], prng)
+
+    # On a 3 holding 3 4 4 5: n(+1) + two_up n(+2) = 2 + 1 = 3 > same * n(0) = 2: a 4 (showman: the 3).
+    assert decide(climber, [THREE, FOUR, FOUR, FIVE]) == FOUR
+    assert decide(showman, [THREE, FOUR, FOUR, FIVE]) == THREE
+    assert decide(climber, [THREE, FOUR, FOUR]) == THREE  # 2 is not more than 2
+    assert decide(climber, [THREE, FOUR, K.code(8)]) == FOUR  # the 4|5 double counts as a 4 and as a 5
+    assert decide(climber, [THREE, K.code(8), K.code(8)]) == THREE  # only a single-valued card climbs
+    assert decide(climber, [THREE, FOUR, FOUR, FIVE], quit=(False, True, False, False)) == THREE  # 2 opponents in
 
 
 def test_showman_beats_greedy_on_points_per_round():

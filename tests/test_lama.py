@@ -126,7 +126,10 @@ def test_everyone_quitting_ends_the_round():
 
 # ----------------------------------------------------------------------------- kernel vs reference
 
-SPECS = ["greedy", "threshold", "threshold:quit_at=3", "random", "always_quit", "smart", "smart:quit_at=9,ten_quit_at=2"]
+# Every built-in L.A.M.A. strategy (read from the registry, so a new one is checked without listing it
+# here) and some non-default parameter values.
+SPECS = [s.name for s in registry.strategies_for("lama") if s.source.startswith("llama_sim.strategies")] + [
+    "threshold:quit_at=3", "smart:quit_at=9,ten_quit_at=2", "climber:min_opponents=1,same=1,far_up=1.5"]
 
 
 def kernel_round(deck, specs, prng_seed, start=0):
@@ -277,3 +280,34 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     plan = seat_plan(lama.GAME, players, False, np.zeros(1, np.int64))
     with pytest.raises(UsageError, match=r"^strategy 'always_draw_test' \(seat 0\) chose an illegal action: draw$"):
         run(plan, 1, 0, 10, threads=1)
+
+
+# ----------------------------------------------------------------------------- the climber heuristic's intent
+
+def decide(spec, hand, top, sizes=(6, 6, 6, 6), quit=(0, 0, 0, 0), pile=10, score=0):
+    """What a L.A.M.A. strategy does at seat 0 in a typed-in position (own score ``score``)."""
+    n = len(sizes)
+    r = lama.Round([list(hand)] + [[0] * sizes[s] for s in range(1, n)], [0] * pile, [top], [None] * n,
+                   [score] + [0] * (n - 1), quit=[bool(q) for q in quit])
+    policy, params = player(spec)
+    return int(policy(r.observe(0), r.legal(0), params, rng.new_state(0)))
+
+
+def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():
+    # On a 3 holding 3 4 4 5: n(+1) + two_up n(+2) = 2 + 1 = 3 > same * n(0) = 2: climber plays a 4, smart the 3.
+    assert decide("climber", [2, 3, 3, 4], top=2) == 3
+    assert decide("smart", [2, 3, 3, 4], top=2) == 2
+    assert decide("climber", [2, 3, 3], top=2) == 2  # 2 is not more than 2
+    assert decide("climber", [2, 3, 3, 5], top=2) == 3  # a 6 three above adds far_up = 0.3
+    assert decide("climber", [2, 2, 3, 3, 4], top=2) == 2  # two 3s: 3 is not more than 4
+    assert decide("climber", [5, L, L, 0], top=5) == L  # the cycle wraps: llamas one above a 6, 1s two above
+    assert decide("climber", [L, 0, 0, 1], top=L) == 0  # on a llama: a 1 rather than the llama
+    assert decide("climber", [2, 3, 3, 4], top=2, quit=(0, 1, 0, 0)) == 2  # two opponents in: smart's 3
+    assert decide("climber", [0, 1], top=4) == QUIT and decide("climber", [L, 1], top=4) == DRAW  # smart's quits
+
+
+@given(seed=st.integers(0, 2**32), n=st.integers(2, 3))
+def test_climber_plays_exactly_like_smart_at_two_and_three_players(seed, n):
+    deck = lama.DECK.copy()
+    rng.shuffle(deck, rng.new_state(seed, 1))
+    assert reference_round(deck, ["climber"] * n, seed).actions == reference_round(deck, ["smart"] * n, seed).actions

@@ -1,5 +1,5 @@
 """L.A.M.A. Party Edition: rulebook examples and every edge, kernel-vs-reference equality,
-properties, the exact ``always_quit`` value, and the ``chain`` heuristic's intent."""
+properties, the exact ``always_quit`` value, and the ``chain`` and ``climber`` heuristics' intent."""
 from collections import Counter
 from math import comb
 
@@ -238,8 +238,10 @@ def test_alone_janet_plays_3_and_two_4s_and_cannot_play_her_llama():
 
 # ----------------------------------------------------------------------------- kernel vs reference
 
-SPECS = ["greedy", "threshold", "threshold:quit_at=3", "random", "always_quit", "chain",
-         "chain:quit_at=15,pink_danger=4"]
+# Every built-in Party strategy (read from the registry, so a new one is checked without listing it
+# here) and some non-default parameter values.
+SPECS = [s.name for s in registry.strategies_for("party") if s.source.startswith("llama_sim.strategies")] + [
+    "threshold:quit_at=3", "chain:quit_at=15,pink_danger=4", "climber:min_opponents=1,same=1,far_up=1.5,plus_first=0"]
 
 
 def kernel_from_state(hands_list, pile, discard_list, quit_list, start, specs, prng_seed=0, scores=None):
@@ -600,3 +602,35 @@ def test_kernel_and_reference_show_every_observation_field_alike(tmp_path, modul
     module.reference_blocks(31, 0, blocks, 5, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
                             [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
     assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
+
+
+# ----------------------------------------------------------------------------- the climber heuristic's intent
+
+def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():
+    # On a 3 holding 3 4 4 5: n(+1) + two_up n(+2) = 2 + 1 = 3 > same * n(0) = 2: climber plays a 4, chain the 3.
+    assert decide("climber", [2, 3, 3, 4], top=2) == 3
+    assert decide("chain", [2, 3, 3, 4], top=2) == 2
+    assert decide("climber", [2, 3, 3], top=2) == 2  # 2 is not more than 2: the 3
+    assert decide("climber", [2, 3, 3, 5], top=2) == 3  # a 6 is three above: 2 + 0.3 > 2
+    assert decide("climber", [2, 2, 3, 3, 4], top=2) == 2  # two 3s: 3 is not more than 4
+    assert decide("climber:same=1", [2, 2, 3, 3, 4], top=2) == 3
+    # The cycle wraps: on a 6, the llamas are one above and the 1s two above; the pink llama counts for nothing.
+    assert decide("climber", [5, L, L, 0], top=5) == L
+    assert decide("climber", [5, L, PINK], top=5) == 5
+    # A plus card counts as its value; the normal card of the next value is played before its plus card.
+    assert decide("climber:plus_first=0", [2, P + 3, 3, 4], top=2) == 3
+    assert decide("climber:plus_first=0", [2, P + 3, 4, 4], top=2) == P + 3  # no normal 4: the +4
+
+
+def test_climber_climbs_only_while_three_opponents_are_still_in():
+    assert decide("climber", [2, 3, 3, 4], top=2, quit=(0, 1, 0, 0)) == 2  # two opponents in: chain's 3
+    assert decide("climber:min_opponents=2", [2, 3, 3, 4], top=2, quit=(0, 1, 0, 0)) == 3
+
+
+@given(seed=st.integers(0, 2**32), n=st.integers(2, 3))
+def test_climber_plays_exactly_like_chain_at_two_and_three_players(seed, n):
+    deck = party.DECK.copy()
+    rng.shuffle(deck, rng.new_state(seed, 1))
+    climbed = reference_round(deck, ["climber"] * n, seed)
+    chained = reference_round(deck, ["chain"] * n, seed)
+    assert climbed.actions == chained.actions
