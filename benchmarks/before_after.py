@@ -5,7 +5,7 @@
 
 For every rule set it alternates worker processes of the baseline tree and of this tree
 (``PYTHONPATH`` set to each), ``--repeats`` times each, so both see the same load on a shared
-machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold``) for ``--rounds``
+machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold:quit_at=10``) for ``--rounds``
 rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
 (``time.thread_time``), which other processes on the machine disturb far less than wall time.
 The table gives the medians, their ratio, and decisions per second: decisions per round are
@@ -27,7 +27,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CURRENT = HERE.parent
-BENCH_STRATEGY = {"dice": "threshold"}
+# Every parameter spelled out: a strategy with per-player-count presets (threshold plays quit_at=1 at
+# 4 players since presets came in) would otherwise play different games in trees before and after them.
+BENCH_STRATEGY = {"dice": "threshold:quit_at=10"}
 PLAYERS = 4
 
 
@@ -59,7 +61,7 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
                 return policy(obs, legal, params, rng)
             return call
 
-        entries = [(counted(p.strategy.policy), p.params) for p in players]
+        entries = [(counted(p.strategy.policy), p.params) for p in plan.entries]  # the values the kernel plays
         d = 3 * len(plan.unit_labels)
         s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
         game.reference_blocks(7, 0, reference_rounds, plan.n_players, plan.entry_of_seat, plan.unit_of_seat,
