@@ -22,7 +22,7 @@ from . import api, jit, registry, stats
 from .api import DEFAULT_MAX_ROUNDS
 from .errors import UsageError
 from .games import all_games, get_game
-from .output import check_format, check_out, emit
+from .output import check_format, check_new_file, check_out, emit
 
 app = typer.Typer(
     add_completion=False,
@@ -562,18 +562,6 @@ def advise(
 # ------------------------------------------------------------------------------------ chart
 
 
-def _check_new_file(path: Optional[Path], option: str, suffixes: tuple[str, ...], force: bool) -> None:
-    """A file the command will write, checked before any work (like ``--out`` and ``--plot``)."""
-    if path is None:
-        return
-    if path.suffix.lower() not in suffixes:
-        raise UsageError(f"{option} {path}: use a {' or '.join(suffixes)} file name")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
-    if not path.parent.exists():
-        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
-
-
 @app.command()
 def chart(
     game: str = GameOpt,
@@ -616,7 +604,8 @@ def chart(
     opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
     _check_plot(plot, force)
     _check_plot(opponent_plot, force)
-    _check_new_file(emit_strategy, "--emit-strategy", (".py",), force)
+    if emit_strategy is not None:
+        check_new_file(emit_strategy, force, "--emit-strategy", (".py",))
     if emit_strategy is not None and not emit_strategy.stem.isidentifier():
         raise UsageError(f"--emit-strategy {emit_strategy}: the file name must be a Python name (it names the strategy)")
     if emit_feature not in C.FEATURES:

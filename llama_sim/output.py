@@ -56,6 +56,18 @@ def check_out(path: Path | None, force: bool) -> None:
             raise UsageError(f"--out {path}: writing .parquet needs pyarrow (pip install pyarrow)") from None
 
 
+def check_new_file(path: Path, force: bool, option: str, suffixes: tuple[str, ...]) -> None:
+    """A file other than ``--out`` (a plot, an emitted strategy), refused before any work is done:
+    a name with one of ``suffixes``, a folder that exists, no overwrite without ``force``."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{option} {path}: use a {' or '.join(suffixes)} file name")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
+
+
 def check_outs(paths, force: bool) -> None:
     """``check_out`` for every file of one result, all before any work."""
     for path in paths:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import UsageError
+from .output import check_new_file
 
 PLOT_SUFFIXES = (".png", ".svg")
 UNITS = {
@@ -31,13 +31,7 @@ BLUE, ORANGE, GREY = "#1f77b4", "#d95f02", "#777777"
 
 def check_plot_path(path: Path, force: bool, option: str = "--plot") -> None:
     """Refuse before any work is done: a .png or .svg name, a folder that exists, no overwrite."""
-    path = Path(path)
-    if path.suffix.lower() not in PLOT_SUFFIXES:
-        raise UsageError(f"{option} {path}: use a .png or .svg file name")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
-    if not path.parent.exists():
-        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
+    check_new_file(path, force, option, PLOT_SUFFIXES)
 
 
 def save(fig, path: Path) -> None:
