@@ -210,6 +210,17 @@ def _counts(check: _Checker, where: str, step: dict, defaults: dict) -> dict:
     return out
 
 
+def _players(check: _Checker, where: str, step: dict, defaults: dict, game, every: bool,
+             allow_list: bool = True) -> list[int]:
+    """players of a step, else of the spec's defaults, else every count the game allows (``every``)
+    or one table of 4 (within the game's range)."""
+    default = (list(range(game.min_players, game.max_players + 1)) if every
+               else min(max(4, game.min_players), game.max_players))
+    players = step.get("players", defaults.get("players", default))
+    return check.player_counts(f"{where}players" if "players" in step else "players", players, game,
+                               allow_list=allow_list)
+
+
 def _metrics(check: _Checker, key: str, value, games_mode: bool) -> list[str]:
     from .simulate import compared_metrics
 
@@ -268,8 +279,7 @@ def _check_compare(check, where, step, spec, defaults, game) -> dict:
     strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
     if len(strategies) < 2:
         check.fail(f"{where}strategies", "compare needs at least two strategies")
-    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
-    counts = check.player_counts(f"{where}players" if "players" in step else "players", players, game)
+    counts = _players(check, where, step, defaults, game, every=False)
     for n in counts:
         if len(strategies) > n:
             check.fail(f"{where}players", f"{len(strategies)} strategies do not fit {n} seats")
@@ -289,8 +299,7 @@ def _check_league(check, where, step, spec, defaults, game) -> dict:
     for i, name in enumerate(strategies):
         if name in strategies[:i]:
             check.fail(f"{key}[{i}]", f"'{name}' is listed twice")
-    players = step.get("players", defaults.get("players", list(range(game.min_players, game.max_players + 1))))
-    counts = check.player_counts(f"{where}players" if "players" in step else "players", players, game)
+    counts = _players(check, where, step, defaults, game, every=True)
     if "metrics" in step:
         args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], "games" in args)
     return {**args, "strategies": strategies, "players": counts}
@@ -301,8 +310,7 @@ def _check_seat_table(check, where, step, spec, defaults, game) -> dict:
     if "strategies" not in step:
         check.fail(f"{where}strategies", "is required")
     strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
-    players = step.get("players", defaults.get("players", list(range(game.min_players, game.max_players + 1))))
-    counts = check.player_counts(f"{where}players" if "players" in step else "players", players, game)
+    counts = _players(check, where, step, defaults, game, every=True)
     if "metrics" in step:
         args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], "games" in args)
     return {**args, "strategies": strategies, "players": counts}
@@ -318,8 +326,7 @@ def _check_sweep(check, where, step, spec, defaults, game) -> dict:
     strategy = _strategies(check, f"{where}strategy", check.string(f"{where}strategy", step["strategy"]), game)[0]
     grid = _grid(check, f"{where}grid", step["grid"], strategy, game)
     vs = _strategies(check, f"{where}vs", step["vs"], game) if "vs" in step else []
-    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
-    (n,) = check.player_counts(f"{where}players" if "players" in step else "players", players, game, allow_list=False)
+    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
     if 1 + max(1, len(vs)) > n:
         check.fail(f"{where}vs", f"{1 + len(vs)} strategies do not fit {n} seats")
     return {**args, "strategy": strategy, "param": grid, "vs": vs, "players": n}
@@ -401,8 +408,7 @@ def _check_chart(check, where, step, spec, defaults, game) -> dict:
 
     if game.name not in CHART_GAMES:
         check.fail(f"{where}kind", f"quit charts exist for {', '.join(CHART_GAMES)}, not {game.name}")
-    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
-    (n,) = check.player_counts(f"{where}players" if "players" in step else "players", players, game, allow_list=False)
+    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
     args: dict = {"players": n, "games": check.integer(f"{where}games", step.get("games", 20_000))}
     if "policy" in step:
         args["policy"] = _strategies(check, f"{where}policy", check.string(f"{where}policy", step["policy"]), game)[0]
@@ -417,8 +423,7 @@ def _check_tune(check, where, step, spec, defaults, game) -> dict:
     if "strategy" not in step:
         check.fail(f"{where}strategy", "is required")
     strategy = _strategies(check, f"{where}strategy", check.string(f"{where}strategy", step["strategy"]), game)[0]
-    players = step.get("players", defaults.get("players", min(max(4, game.min_players), game.max_players)))
-    (n,) = check.player_counts(f"{where}players" if "players" in step else "players", players, game, allow_list=False)
+    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
     args: dict = {"strategy": strategy, "players": n,
                   "budget": check.integer(f"{where}budget", step.get("budget", 200_000), low=1000)}
     vs = step.get("vs", "self")
