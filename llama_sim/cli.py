@@ -538,11 +538,9 @@ def advise(
     roll-outs (common random numbers for all actions), or the exact solver for a lone dice player.
     Default stop: the best action 3 standard errors clear of the runner-up, or every 95% half-width
     below 0.02, at most --max-rollouts."""
-    from .advise import advise as run_advise
-
     _setup(game, strategies_file, quiet, fmt, out, force)
     _check_plot(plot, force)
-    res = run_advise(game, position_file=position, actions=action, policy=policy,
+    res = api.advise(game, position_file=position, actions=action, policy=policy,
                      opponents=[s for s in opponents.split(",") if s.strip()] if opponents else None,
                      horizon=horizon, n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
                      threads=threads if threads is not None else os.cpu_count(), dice_layout=dice_layout,
@@ -614,7 +612,8 @@ def chart(
     opp_edges = C.parse_edges(opponent_bins, None, "opponent")
     progress = api.Progress(n_games, not quiet, "games")
     try:
-        result = C.chart(game, players, policy, n_games, seed, threads, pile_edges, opp_edges, progress, measure)
+        result = api.chart(game, players, policy, n_games, seed, threads=threads, pile_edges=pile_edges,
+                           opp_edges=opp_edges, progress=progress, measure=measure)
     finally:
         progress.close()
     notes = []
