@@ -27,9 +27,6 @@ import pandas as pd
 
 from .output import ci_text as _ci
 
-Z95 = 1.959963984540054
-
-
 @dataclass
 class AcrossSummary:
     """A step's result across option values: ``tables`` (name -> tidy DataFrame), the ``sentence``

@@ -722,10 +722,6 @@ def _scaled_key(key: str, low: int) -> Callable[[dict, float], dict]:
 
 # ------------------------------------------------------------------------------------ conclusions
 
-def _n(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}f}"
-
-
 def _metric_words(metric: str) -> str:
     return metric.replace("_", " ")
 

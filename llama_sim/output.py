@@ -68,12 +68,6 @@ def check_new_file(path: Path, force: bool, option: str, suffixes: tuple[str, ..
         raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
 
 
-def check_outs(paths, force: bool) -> None:
-    """``check_out`` for every file of one result, all before any work."""
-    for path in paths:
-        check_out(path, force)
-
-
 def write_table(df: pd.DataFrame, path: Path) -> None:
     suffix = path.suffix.lower()
     if suffix == ".csv":
