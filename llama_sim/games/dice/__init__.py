@@ -127,7 +127,7 @@ from ...jit import Kernel
 from ...registry import POLICIES_TYPE
 from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    distinct_penalty, entry_of, largest_token, reference_block_loop, win_units,
+    ask_policy, distinct_penalty, largest_token, reference_block_loop, win_units,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 
@@ -300,13 +300,7 @@ class Round:
     def choose(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """Ask the seat's policy (it gets a read-only copy of ``legal``); an answer outside
         ``legal`` raises ``ValueError("illegal action", entry, seat, action)``."""
-        policy, params = self.players[seat]
-        shown = legal.copy()
-        shown.flags.writeable = False
-        action = int(policy(self.observe(seat, phase), shown, params, self.prng))
-        if not (0 <= action < N_ACTIONS and legal[action]):
-            raise ValueError("illegal action", entry_of(self.players[seat], seat), seat, action)
-        return action
+        return ask_policy(self.players[seat], seat, self.observe(seat, phase), legal, self.prng)
 
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """A choice after a roll (which dice / which card), logged with roll -1."""
