@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 from numba import njit, types
 
-from ..errors import ILLEGAL_ACTION
+from ..errors import ILLEGAL_ACTION, UsageError
 from ..registry import POLICIES_TYPE
 
 ROUND_METRICS = ("penalty", "went_out", "quit")
@@ -55,6 +55,25 @@ class GameSpec:
         import importlib
 
         return tuple(getattr(importlib.import_module(f"{__package__}.{self.name}"), "ACTION_NAMES", ()))
+
+    def reject_other_options(self, others: dict) -> None:
+        """One line naming the options this rule set takes, if ``others`` (options its ``config`` does
+        not know) is not empty: e.g. ``party takes only --pink-llama and --plus-cards (got --magic-show)``."""
+        if not others:
+            return
+        flags = [option_flag(k) for k in self.options]
+        if not flags:
+            takes = "no rule-set options"
+        elif len(flags) == 1:
+            takes = f"only the option {flags[0]}"
+        else:
+            takes = f"only {', '.join(flags[:-1])} and {flags[-1]}"
+        raise UsageError(f"{self.name} takes {takes} (got {', '.join(option_flag(k) for k in others)})")
+
+
+def option_flag(name: str) -> str:
+    """The command-line flag of a rule-set option: ``dice_layout`` -> ``--dice-layout``."""
+    return "--" + name.replace("_", "-")
 
 
 @njit(cache=True, nogil=True)

@@ -1088,13 +1088,9 @@ def solve_position_table(row: str | None, llama_row: str, layout: str | None, ta
 # --------------------------------------------------------------------------------------------
 
 
-def _config(**options) -> np.ndarray:
-    unknown = [k for k in options if k != "dice_layout"]
-    if unknown:
-        raise UsageError(f"dice takes only the option --dice-layout (got {', '.join('--' + k.replace('_', '-') for k in unknown)})")
-    text = options.get("dice_layout")
-    if text is None:
-        text = DEFAULT_LAYOUT_NAME
+def _config(dice_layout=None, **options) -> np.ndarray:
+    GAME.reject_other_options(options)
+    text = DEFAULT_LAYOUT_NAME if dice_layout is None else dice_layout
     try:
         layout = parse_layout(str(text))
     except ValueError as exc:
