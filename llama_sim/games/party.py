@@ -275,7 +275,7 @@ def _config(pink_llama: str | None = None, plus_cards: str | None = None, **opti
     """``cfg``: the variant index (0: the rulebook; see the module docstring)."""
     GAME.reject_other_options(options)
     index = 0
-    for bit, (name, value) in enumerate((("pink_llama", pink_llama), ("plus_cards", plus_cards))):
+    for bit, (name, value) in enumerate(zip(VARIANT_OPTIONS, (pink_llama, plus_cards))):
         if value is None:
             continue
         if value not in VARIANT_VALUES:
