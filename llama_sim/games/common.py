@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 from numba import njit, types
 
+from ..errors import ILLEGAL_ACTION, UsageError
 from ..registry import POLICIES_TYPE
 
 ROUND_METRICS = ("penalty", "went_out", "quit")
@@ -54,6 +55,25 @@ class GameSpec:
         import importlib
 
         return tuple(getattr(importlib.import_module(f"{__package__}.{self.name}"), "ACTION_NAMES", ()))
+
+    def reject_other_options(self, others: dict) -> None:
+        """One line naming the options this rule set takes, if ``others`` (options its ``config`` does
+        not know) is not empty: e.g. ``party takes only --pink-llama and --plus-cards (got --magic-show)``."""
+        if not others:
+            return
+        flags = [option_flag(k) for k in self.options]
+        if not flags:
+            takes = "no rule-set options"
+        elif len(flags) == 1:
+            takes = f"only the option {flags[0]}"
+        else:
+            takes = f"only {', '.join(flags[:-1])} and {flags[-1]}"
+        raise UsageError(f"{self.name} takes {takes} (got {', '.join(option_flag(k) for k in others)})")
+
+
+def option_flag(name: str) -> str:
+    """The command-line flag of a rule-set option: ``dice_layout`` -> ``--dice-layout``."""
+    return "--" + name.replace("_", "-")
 
 
 @njit(cache=True, nogil=True)
@@ -145,6 +165,19 @@ def entry_of(player, seat: int) -> int:
     """The line-up entry a seat's ``(policy, params)`` belongs to: its ``SeatEntry.entry``, else the seat
     (a reference round built by hand has one entry per seat)."""
     return getattr(player, "entry", seat)
+
+
+def ask_policy(player, seat: int, obs: np.ndarray, legal: np.ndarray, prng: np.ndarray) -> int:
+    """A reference engine's decision: the seat's policy answers on ``obs`` and a read-only copy of
+    ``legal`` (the engine's own mask); an answer outside ``legal`` raises
+    ``ValueError("illegal action", entry, seat, action)``."""
+    policy, params = player
+    shown = legal.copy()
+    shown.flags.writeable = False
+    action = int(policy(obs, shown, params, prng))
+    if not (0 <= action < len(legal) and legal[action]):
+        raise ValueError(ILLEGAL_ACTION, entry_of(player, seat), seat, action)
+    return action
 
 
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,

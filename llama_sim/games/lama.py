@@ -44,7 +44,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..errors import UsageError
 from ..jit import Kernel
 from . import shedding
 from .common import RUN_BLOCKS_SIG, GameSpec
@@ -172,8 +171,7 @@ run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "lama kernel")
 
 
 def _config(**options) -> np.ndarray:
-    if options:
-        raise UsageError(f"lama takes no rule-set options (got {', '.join('--' + k.replace('_', '-') for k in options)})")
+    GAME.reject_other_options(options)
     return np.zeros(1, np.int64)
 
 

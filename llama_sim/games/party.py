@@ -80,7 +80,7 @@ from numba import njit
 from ..errors import UsageError
 from ..jit import Kernel
 from . import shedding
-from .common import RUN_BLOCKS_SIG, GameSpec
+from .common import RUN_BLOCKS_SIG, GameSpec, option_flag
 from .shedding import LOG_CAPACITY, GameResult, RoundResult, RuleSet, deal, deal_round  # noqa: F401 (public names)
 
 N_CODES = 14
@@ -273,15 +273,13 @@ run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
 
 def _config(pink_llama: str | None = None, plus_cards: str | None = None, **options) -> np.ndarray:
     """``cfg``: the variant index (0: the rulebook; see the module docstring)."""
-    if options:
-        raise UsageError("party takes only --pink-llama and --plus-cards (got "
-                         + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
+    GAME.reject_other_options(options)
     index = 0
-    for bit, (name, value) in enumerate((("pink_llama", pink_llama), ("plus_cards", plus_cards))):
+    for bit, (name, value) in enumerate(zip(VARIANT_OPTIONS, (pink_llama, plus_cards))):
         if value is None:
             continue
         if value not in VARIANT_VALUES:
-            raise UsageError(f"--{name.replace('_', '-')} must be one of {', '.join(VARIANT_VALUES)}, not {value!r}")
+            raise UsageError(f"{option_flag(name)} must be one of {', '.join(VARIANT_VALUES)}, not {value!r}")
         index |= (value == "plain") << bit
     return np.array([index], np.int64)
 

@@ -127,7 +127,7 @@ from ...jit import Kernel
 from ...registry import POLICIES_TYPE
 from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    distinct_penalty, entry_of, largest_token, reference_block_loop, win_units,
+    ask_policy, distinct_penalty, largest_token, reference_block_loop, win_units,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 
@@ -300,13 +300,7 @@ class Round:
     def choose(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """Ask the seat's policy (it gets a read-only copy of ``legal``); an answer outside
         ``legal`` raises ``ValueError("illegal action", entry, seat, action)``."""
-        policy, params = self.players[seat]
-        shown = legal.copy()
-        shown.flags.writeable = False
-        action = int(policy(self.observe(seat, phase), shown, params, self.prng))
-        if not (0 <= action < N_ACTIONS and legal[action]):
-            raise ValueError("illegal action", entry_of(self.players[seat], seat), seat, action)
-        return action
+        return ask_policy(self.players[seat], seat, self.observe(seat, phase), legal, self.prng)
 
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """A choice after a roll (which dice / which card), logged with roll -1."""
@@ -1094,13 +1088,9 @@ def solve_position_table(row: str | None, llama_row: str, layout: str | None, ta
 # --------------------------------------------------------------------------------------------
 
 
-def _config(**options) -> np.ndarray:
-    unknown = [k for k in options if k != "dice_layout"]
-    if unknown:
-        raise UsageError(f"dice takes only the option --dice-layout (got {', '.join('--' + k.replace('_', '-') for k in unknown)})")
-    text = options.get("dice_layout")
-    if text is None:
-        text = DEFAULT_LAYOUT_NAME
+def _config(dice_layout=None, **options) -> np.ndarray:
+    GAME.reject_other_options(options)
+    text = DEFAULT_LAYOUT_NAME if dice_layout is None else dice_layout
     try:
         layout = parse_layout(str(text))
     except ValueError as exc:

@@ -145,7 +145,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import UsageError
-from ..common import GameSpec
+from ..common import GameSpec, option_flag
 from .kernel import deal_round, deck_from_counts, new_table, play_game, play_round, run_blocks, score_round
 from .reference import (
     Decision, Event, GameResult, Round, RoundResult, deal, reference_blocks, reference_game, reference_round,
@@ -166,12 +166,10 @@ def config(deck_file=None, magic_token=None, magic_show=None, **options) -> np.n
     """``cfg`` for a run: the count of each card code, from ``deck_file`` or the packaged default
     (``magic_token="off"``: every magic-symbol card becomes the plain card of its kind), then
     ``cfg[CFG_NO_SHOW]`` (1 with ``magic_show="off"``)."""
-    if options:
-        raise UsageError("kadabra takes only --deck-file, --magic-token and --magic-show (got "
-                         + ", ".join("--" + k.replace("_", "-") for k in options) + ")")
+    GAME.reject_other_options(options)
     for name, value in (("magic_token", magic_token), ("magic_show", magic_show)):
         if value is not None and value not in SWITCH_VALUES:
-            raise UsageError(f"--{name.replace('_', '-')} must be on or off, not {value!r}")
+            raise UsageError(f"{option_flag(name)} must be on or off, not {value!r}")
     if deck_file is None:
         counts = DEFAULT_COUNTS.copy()
     else:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, entry_of, reference_block_loop
+from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, reference_block_loop
 from ..draws import next_stream, shuffle_forward
 from .tables import (
     CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
@@ -240,12 +240,7 @@ class Round:
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """Ask the seat's policy; an action outside ``legal`` (the engine's own array: the policy
         gets a read-only copy) raises ``ValueError("illegal action", entry, seat, action)``."""
-        policy, params = self.players[seat]
-        shown = legal.copy()
-        shown.flags.writeable = False
-        action = int(policy(self.observe(seat, phase), shown, params, self.prng))
-        if not (0 <= action < N_ACTIONS and legal[action]):
-            raise ValueError("illegal action", entry_of(self.players[seat], seat), seat, action)
+        action = ask_policy(self.players[seat], seat, self.observe(seat, phase), legal, self.prng)
         self.actions.append((seat, action))
         self.decisions.append(Decision(seat, phase, legal.copy(), action))
         self.last_actor = seat
