@@ -478,7 +478,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
            games: Optional[int] = None, seed: int = 1, metrics: Optional[Sequence[str]] = None,
            backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
            threads: Optional[int] = None, dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
-           strategies_file: Optional[Path] = None, quiet: bool = False):
+           strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options):
     """Every strategy against every other at each player count (default every count the rule set
     allows; ``strategies="all"``: the built-in ones): at ``N`` players every line-up of ``N`` of the
     strategies is a ``compare`` on its own seed, ``games`` (or ``rounds``) being the total per count.
@@ -491,7 +491,8 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
 
     return run_league(game, strategies, players=players, rounds=rounds, games=games, seed=seed, metrics=metrics,
                       backend=backend, scheduler=scheduler, workers=workers, threads=threads,
-                      dice_layout=dice_layout, deck_file=deck_file, strategies_file=strategies_file, quiet=quiet)
+                      dice_layout=dice_layout, deck_file=deck_file, strategies_file=strategies_file, quiet=quiet,
+                      **rule_options)
 
 
 def sweep_values(param: str) -> tuple[str, np.ndarray]:

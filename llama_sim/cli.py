@@ -424,7 +424,8 @@ def compare(
         _check_plot(plot, force)
         r = api.league(game, "all" if strategy == ["all"] else strategy, players=players, rounds=rounds, games=games_,
                        seed=seed, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
-                       threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet)
+                       threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet,
+                       **_variants(pink_llama, plus_cards, magic_token, magic_show))
         if fmt == "table" and view is None:  # the readable league: strongest per count, then the rankings
             _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text)
         else:

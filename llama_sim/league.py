@@ -196,8 +196,9 @@ def run_league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                games: Optional[int] = None, seed: int = 1, metrics: Optional[Sequence[str]] = None,
                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
                threads: Optional[int] = None, dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
-               strategies_file: Optional[Path] = None, quiet: bool = False) -> LeagueResult:
-    """The league of the module docstring (``llama_sim.league``)."""
+               strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> LeagueResult:
+    """The league of the module docstring (``llama_sim.league``); ``rule_options``: rule variants by
+    name, as ``compare`` takes them."""
     import time
 
     from .api import Progress, _check_run_options, _load_strategies, game_options, note, play_mode, rules_line
@@ -231,7 +232,7 @@ def run_league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         raise UsageError(f"the number of rounds or games must be positive, not {total}")
     compared = compared_metrics(games_mode, list(metrics) if metrics else None)
     _check_run_options(None, None, threads, workers)
-    cfg = spec.config(**game_options(dice_layout, deck_file))
+    cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
     metrics_all = stats.REPORTED["game" if games_mode else "round"]
     what = "games" if games_mode else "rounds"
     z = stats.z_value(LEVEL)

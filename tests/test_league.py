@@ -187,3 +187,26 @@ def test_bad_league_command_lines_exit_2(capsys, extra, needle):
 
     code, out, err = call(capsys, "compare", "-g", "lama", "--league", "smart", "greedy", "--games", "100", *extra)
     assert code == 2 and out == "" and err.count("\n") == 1 and needle in err, err
+
+
+def test_a_league_plays_the_rule_variant_it_is_given(capsys):
+    """--pink-llama plain reaches the league's games (it was once dropped silently): the line-up's
+    numbers are those of compare under the same variant, and differ from the rulebook's."""
+    kwargs = dict(players=2, games=400, seed=5, quiet=True)
+    plain = llama_sim.league("party", ["chain", "greedy"], pink_llama="plain", **kwargs)
+    rulebook = llama_sim.league("party", ["chain", "greedy"], **kwargs)
+    ref = llama_sim.compare("party", ["chain", "greedy"], players=2, games=400, seed=lineup_seed(5, 2, 0), quiet=True,
+                            pink_llama="plain")
+    got = plain.lineups[(plain.lineups.strategy == "chain") & (plain.lineups.metric == "penalty_per_round")].iloc[0]
+    assert got.value == _pooled(ref, "chain", "penalty_per_round").value
+    other = rulebook.lineups[(rulebook.lineups.strategy == "chain") & (rulebook.lineups.metric == "penalty_per_round")]
+    assert other.iloc[0].value != got.value
+    from cli_helpers import call
+
+    code, out, err = call(capsys, "compare", "-g", "party", "--league", "chain", "greedy", "-p", "2", "--games", "400",
+                          "--seed", "5", "--pink-llama", "plain", "--format", "json", "--view", "lineups", "-q")
+    assert code == 0, err
+    import json
+
+    row = [r for r in json.loads(out) if r["strategy"] == "chain" and r["metric"] == "penalty_per_round"][0]
+    assert row["value"] == got.value
