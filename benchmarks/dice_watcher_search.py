@@ -25,11 +25,11 @@ take only happens when no rolled value is in the own row.
 from numba import njit
 
 from llama_sim.games.dice import (
-    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, OBS_ROW, PENALTY, PHASE_DISCARD, PHASE_TAKE, PHASE_TURN,
+    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, OBS_ROW, PENALTY, PHASE_TAKE, PHASE_TURN,
     TAKE_BASE,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies.dice import fewest_cards_of_others, heuristic, solo_discard, solo_turn
+from llama_sim.strategies.dice import fewest_cards_of_others, heuristic, solo_action
 
 
 @njit(cache=True, inline="always")
@@ -56,12 +56,9 @@ def cheap_take(obs, legal, held_bonus, llama_pref):
                   "held_bonus": (1.0, -0.01, 1.01, ""),
                   "llama_pref": (0.0, -20.01, 20.01, "")})
 def dx(obs, legal, params, rng):
-    phase = obs[OBS_PHASE]
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        if phase == PHASE_TURN:
-            return solo_turn(obs)
-        if phase == PHASE_DISCARD:
-            return solo_discard(obs, legal)
+        return solo_action(obs, legal)  # watcher's: the exact optimum alone (no take step alone)
+    phase = obs[OBS_PHASE]
     if phase == PHASE_TAKE:
         return cheap_take(obs, legal, params[4], params[5])
     limit = params[0]
@@ -100,12 +97,9 @@ def p_no_match(obs):
                   "miss_quit_at": (0, 0, 100, ""),
                   "p_miss": (0.5, 0.0, 1.0, "")})
 def dq(obs, legal, params, rng):
-    phase = obs[OBS_PHASE]
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        if phase == PHASE_TURN:
-            return solo_turn(obs)
-        if phase == PHASE_DISCARD:
-            return solo_discard(obs, legal)
+        return solo_action(obs, legal)  # watcher's: the exact optimum alone (no take step alone)
+    phase = obs[OBS_PHASE]
     limit = params[0]
     if phase == PHASE_TURN:
         if fewest_cards_of_others(obs) <= params[1]:

@@ -34,13 +34,42 @@ import numpy as np
 from numba import njit
 
 from llama_sim.games.party import (
-    LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES,
-    OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, DRAW, VALUE_CLASS,
+    LLAMA, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, DRAW, VALUE_CLASS,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies.party import chain_empties_hand, fits_on, greedy_play, hand_points, own_hand
+from llama_sim.strategies.party import (
+    chain_empties_hand, fits_on, greedy_play, hand_points, min_opponent_cards, own_hand,
+)
 
 N_CLASSES = 7
+
+
+# chain's first card choices, shared by the three probes: the card that goes out, then the plus card with
+# the most follow-ups. chain_rules (strategies/party.py) keeps them inline: calling these two helpers
+# there measured 3-5% fewer rounds per second in a chain/climber/chart line-up.
+@njit(cache=True, inline="always")
+def going_out_card(hand, legal, top, size):
+    """The last card, or the first plus card of a run that empties the hand; -1 if none."""
+    if size == 1:
+        for c in range(N_CODES):
+            if legal[c]:
+                return c
+    return chain_empties_hand(hand, top)
+
+
+@njit(cache=True, inline="always")
+def plus_with_follow_up(hand, legal):
+    """The legal plus card on which the most other held cards fit (pink llama not counted); -1 if none."""
+    best, best_follow = -1, 0
+    for v in range(6):
+        p = PLUS + v
+        if legal[p]:
+            hand[p] -= 1
+            follow = fits_on(hand, p) - hand[PINK]
+            hand[p] += 1
+            if follow > best_follow:
+                best, best_follow = p, follow
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -87,27 +116,15 @@ def probe_chain(obs, legal, params, rng):
         size += hand[c]
         n_legal_cards += legal[c]
     if n_legal_cards > 0:
-        if size == 1:
-            for c in range(N_CODES):
-                if legal[c]:
-                    return c
-        run = chain_empties_hand(hand, top)
-        if run >= 0:
-            return run
+        out = going_out_card(hand, legal, top, size)
+        if out >= 0:
+            return out
         if params[5] > 0 and legal[PINK] and n_legal_cards > 1:
             if hand[LLAMA] + hand[0] + hand[PLUS] >= params[5]:
                 return PINK
-        best, best_follow = -1, 0
-        for v in range(6):
-            p = PLUS + v
-            if legal[p]:
-                hand[p] -= 1
-                follow = fits_on(hand, p) - hand[PINK]
-                hand[p] += 1
-                if follow > best_follow:
-                    best, best_follow = p, follow
-        if best >= 0:
-            return best
+        plus = plus_with_follow_up(hand, legal)
+        if plus >= 0:
+            return plus
         g = greedy_play(obs, legal)
         if (params[3] == 0 and params[4] == 0) or g == PINK:
             return g
@@ -178,24 +195,12 @@ def probe_follow(obs, legal, params, rng):
         size += hand[c]
         n_legal_cards += legal[c]
     if n_legal_cards > 0:
-        if size == 1:
-            for c in range(N_CODES):
-                if legal[c]:
-                    return c
-        run = chain_empties_hand(hand, top)
-        if run >= 0:
-            return run
-        best, best_follow = -1, 0
-        for v in range(6):
-            p = PLUS + v
-            if legal[p]:
-                hand[p] -= 1
-                follow = fits_on(hand, p) - hand[PINK]
-                hand[p] += 1
-                if follow > best_follow:
-                    best, best_follow = p, follow
-        if best >= 0:
-            return best
+        out = going_out_card(hand, legal, top, size)
+        if out >= 0:
+            return out
+        plus = plus_with_follow_up(hand, legal)
+        if plus >= 0:
+            return plus
         g = greedy_play(obs, legal)
         if g == PINK:
             return g
@@ -237,17 +242,6 @@ def weighted_by_distance(hand, cls, w):
     return s
 
 
-@njit(cache=True, inline="always")
-def min_opponent_hand(obs):
-    n = obs[OBS_PLAYERS]
-    me = obs[OBS_SEAT]
-    low = 1000
-    for s in range(n):
-        if s != me and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < low:
-            low = obs[OBS_HAND_SIZES + s]
-    return low
-
-
 @strategy("party", "probe_danger",
           "cards scored by what follows; points shed weigh more near the round's end (benchmarks/party_climber_search.py)",
           params={"w0": (2.0, 0.01, 4.01, ""),
@@ -267,30 +261,18 @@ def probe_danger(obs, legal, params, rng):
         size += hand[c]
         n_legal_cards += legal[c]
     if n_legal_cards > 0:
-        if size == 1:
-            for c in range(N_CODES):
-                if legal[c]:
-                    return c
-        run = chain_empties_hand(hand, top)
-        if run >= 0:
-            return run
-        best, best_follow = -1, 0
-        for v in range(6):
-            p = PLUS + v
-            if legal[p]:
-                hand[p] -= 1
-                follow = fits_on(hand, p) - hand[PINK]
-                hand[p] += 1
-                if follow > best_follow:
-                    best, best_follow = p, follow
-        if best >= 0:
-            return best
+        out = going_out_card(hand, legal, top, size)
+        if out >= 0:
+            return out
+        plus = plus_with_follow_up(hand, legal)
+        if plus >= 0:
+            return plus
         g = greedy_play(obs, legal)
         if g == PINK:
             return g
         w = np.array([params[0], 1.0, params[1], params[2], 0.0, 0.0, 0.0])
         ws = params[3]
-        if obs[OBS_ACTIVE] > 1 and min_opponent_hand(obs) <= params[6]:
+        if obs[OBS_ACTIVE] > 1 and min_opponent_cards(obs) <= params[6]:
             ws = params[7]
         before = hand_points(hand)
         t = VALUE_CLASS[top]

@@ -326,6 +326,18 @@ def solo_discard(obs, legal):
     return best_a
 
 
+@njit(cache=True, inline="always")
+def solo_action(obs, legal):
+    """The exact optimum once everybody else has quit: roll or quit (``solo_turn``), the discard
+    (``solo_discard``); a take step never comes alone (the rules skip it), the lowest take for form."""
+    phase = obs[OBS_PHASE]
+    if phase == PHASE_TURN:
+        return solo_turn(obs)
+    if phase == PHASE_DISCARD:
+        return solo_discard(obs, legal)
+    return lowest_take(legal)
+
+
 # --------------------------------------------------------------------------------------------
 # Registered strategies
 # --------------------------------------------------------------------------------------------
@@ -403,12 +415,7 @@ def solo_optimal(obs, legal, params, rng):
     quit_at=2,keep_llama=0, +0.243 [+0.239, +0.246]. 3 and 5 players take the 4- and 6-player preset
     (nearest count, ties to the larger)."""
     if obs[OBS_ACTIVE] == 1:
-        phase = obs[OBS_PHASE]
-        if phase == PHASE_TURN:
-            return solo_turn(obs)
-        if phase == PHASE_DISCARD:
-            return solo_discard(obs, legal)
-        return lowest_take(legal)  # never happens alone: the take step is skipped
+        return solo_action(obs, legal)
     return heuristic(obs, legal, params[0], int(params[1]), 1)
 
 
@@ -467,14 +474,10 @@ def watcher(obs, legal, params, rng):
     +0.002 [-0.003, +0.006] (`llamasim compare -g dice -p 6 watcher solo_optimal keep_llama --games 20000
     --seed 31 --threads 1`), not separable.
     """
-    phase = obs[OBS_PHASE]
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        if phase == PHASE_TURN:
-            return solo_turn(obs)
-        if phase == PHASE_DISCARD:
-            return solo_discard(obs, legal)
+        return solo_action(obs, legal)
     limit = params[0]
-    if phase == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
+    if obs[OBS_PHASE] == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
         limit = params[2]
     return heuristic(obs, legal, limit, 0, 1)
 
@@ -502,12 +505,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
     left in the llama row (``feature`` 0) or the smallest row of another player still in (1); the
     discards and takes of ``threshold`` (as many cards as the dice allow; the lowest take)."""
     if obs[OBS_ACTIVE] == 1:
-        phase = obs[OBS_PHASE]
-        if phase == PHASE_TURN:
-            return solo_turn(obs)
-        if phase == PHASE_DISCARD:
-            return solo_discard(obs, legal)
-        return lowest_take(legal)
+        return solo_action(obs, legal)
     if obs[OBS_PHASE] != PHASE_TURN:
         return heuristic(obs, legal, -1.0, 0, 0)
     seat = obs[OBS_SEAT]

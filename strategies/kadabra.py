@@ -27,8 +27,9 @@ from llama_sim.games.kadabra.tables import (
     CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA_CODES, MAGIC_POINTS, MAGIC_STAGE, N_CODES, N_VALUES,
     OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
     OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW, QUIT,
-    RETURN_MAGIC, SHOW_AT, VALUE_POINTS,
+    RETURN_MAGIC, SHOW_AT,
 )
+from llama_sim.games.kadabra.tables import hand_points as counts_points  # of a count vector over codes
 from llama_sim.registry import strategy
 from llama_sim.strategies._helpers import climbs, random_legal
 
@@ -37,16 +38,8 @@ from llama_sim.strategies._helpers import climbs, random_legal
 
 @njit(cache=True, inline="always")
 def hand_points(obs):
-    """Points the own hand would score now: distinct values once, doubles both values, llamas 10."""
-    values = 0
-    for c in range(N_CODES):
-        if obs[OBS_HAND + c] > 0:
-            values |= CODE_VALUES[c]
-    total = 0
-    for v in range(N_VALUES):
-        if values >> v & 1:
-            total += VALUE_POINTS[v]
-    return total
+    """Points the own hand would score now (the game's ``tables.hand_points`` of the counts in ``obs``)."""
+    return counts_points(obs[OBS_HAND:OBS_HAND + N_CODES])
 
 
 @njit(cache=True, inline="always")

@@ -350,7 +350,7 @@ def climber(obs, legal, params, rng):
 import numpy as np  # noqa: E402
 
 from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from llama_sim.games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402 (OBS_HAND_SIZES, OBS_QUIT above)
+from llama_sim.games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402
 
 # chain's rules as an inlinable function, with its default parameters, for its card choice.
 _chain_rule = njit(cache=True, inline="always")(chain)
@@ -376,10 +376,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
     t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], True)
     value = obs[OBS_DRAW_PILE]
     if feature == FEATURE_OPPONENT:
-        value = MAX_HAND - 1
-        for s in range(obs[OBS_PLAYERS]):
-            if s != obs[OBS_SEAT] and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < value:
-                value = obs[OBS_HAND_SIZES + s]
+        value = min(MAX_HAND - 1, min_opponent_cards(obs))
     if quit_table[t, hand_points(own_hand(obs)), bin_of[value]]:
         return QUIT
     return DRAW
