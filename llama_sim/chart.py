@@ -191,11 +191,9 @@ def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
         last_card = last_play
     bs[:] = scores
     for _r in range(MAX_ROUNDS_PER_GAME):
-        top_score = 0
         for s in range(n):
             bs[s] += _round_change(bh, s, out, bs, code_penalty, twins, allow20)  # bs[s]: s's score before
-            top_score = max(top_score, bs[s])
-        if top_score >= GAME_END_SCORE:
+        if game_over(bs, n):
             break
         start = last_card if (starter_last_card and last_card >= 0) else last_actor
         for i in range(bdeck.shape[0]):
@@ -355,16 +353,10 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                     top = a
                     last_play = seat
             # Score the round as the game kernel does.
-            top_score = 0
             for s in range(n):
-                p = 0 if s == out_seat else shedding.seat_penalty(hands, s, code_penalty, twins)
-                scores[s] += p
-            if out_seat >= 0:
-                scores[out_seat] -= largest_token(scores[out_seat], allow20)
-            for s in range(n):
-                top_score = max(top_score, scores[s])
+                scores[s] += _round_change(hands, s, out_seat, scores, code_penalty, twins, allow20)
             start = last_card if (starter_last_card and last_card >= 0) else last_actor
-            if top_score >= GAME_END_SCORE:
+            if game_over(scores, n):
                 break
         _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
         _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)

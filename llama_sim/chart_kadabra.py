@@ -33,7 +33,7 @@ from numba import njit, types
 from . import rng as R
 from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
 from .chart_data import MAX_HAND
-from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, win_units
+from .games.common import MAX_ROUNDS_PER_GAME, win_units
 from .games.kadabra import kernel as KK
 from .games.kadabra import tables as KT
 from .games.kadabra.kernel import deal_round as kd_deal_round, score_round as kd_score_round
@@ -183,6 +183,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     before = np.zeros(n, np.int64)
     after = np.zeros(n, np.int64)
     points = np.zeros(n, np.int64)
+    totals = np.zeros(n, np.int64)  # the game's scores after a round
     obs = np.zeros(KT.OBS_LEN, np.int64)
     legal = np.zeros(KT.N_ACTIONS, np.uint8)
     log = np.zeros((4096, 2), np.int64)
@@ -275,11 +276,9 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, tc, pts, pile_bin[pile], vq - vd, pq)
                 nt_opp = _add(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, tc, pts, opp_bin[opp], vq - vd, pq)
             kd_score_round(n, hands, out, ones, tens, board, points)
-            top = 0
-            for s in range(n):
-                top = max(top, ones[s] + 10 * tens[s])
+            _totals(n, ones, tens, totals)
             start = last_actor
-            if top >= GAME_END_SCORE:
+            if game_over(totals, n):
                 break
         _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
         _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
