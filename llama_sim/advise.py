@@ -71,7 +71,7 @@ from .games.dice import round_points as _dice_round_points
 from .games.kadabra.kernel import score_round as _kd_score_round
 from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from .jit import Kernel
-from .registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE, POLICY_SIG, Player, parse_spec
+from .registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE, POLICY_SIG, parse_spec
 from .stats import WIN_SCALE, wilson, z_value
 
 GAMES = ("lama", "party", "kadabra", "dice")
