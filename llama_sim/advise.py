@@ -71,7 +71,7 @@ from .games.dice import round_points as _dice_round_points
 from .games.kadabra.kernel import score_round as _kd_score_round
 from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from .jit import Kernel
-from .registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE, POLICY_SIG, Player, parse_spec
+from .registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE, POLICY_SIG, parse_spec
 from .stats import WIN_SCALE, wilson, z_value
 
 GAMES = ("lama", "party", "kadabra", "dice")
@@ -592,9 +592,16 @@ def _shedding_round(can_play, extra_turn, n, hands, deck, pos, top, discard, qui
 
 
 @njit(cache=True, nogil=True)
-def _deal_unseen(unseen, drng, n, sizes, pile_n, hands, pile, discard):
-    """Shuffle the unseen cards; seats 1..n-1 get ``sizes[s]`` cards each, the draw pile the next
-    ``pile_n``, the covered discard the rest (added to ``discard``)."""
+def _deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands, pile, discard):
+    """One determinized deal: seat 0 holds ``hand0``; the unseen cards ``unseen0`` are shuffled (in
+    ``unseen``), seats 1..n-1 get ``sizes[s]`` cards each, the draw pile the next ``pile_n``, the
+    covered discard the rest (``discard`` is ``discard0`` plus those)."""
+    for i in range(unseen.shape[0]):
+        unseen[i] = unseen0[i]
+    hands[:, :] = 0
+    for c in range(hand0.shape[0]):
+        hands[0, c] = hand0[c]
+        discard[c] = discard0[c]
     R.shuffle(unseen, drng)
     k = 0
     for s in range(1, n):
@@ -606,6 +613,16 @@ def _deal_unseen(unseen, drng, n, sizes, pile_n, hands, pile, discard):
         k += 1
     for i in range(k, unseen.shape[0]):
         discard[unseen[i]] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20):
+    """Add a finished L.A.M.A./Party round's points to ``scores``; the player who went out (``out``)
+    returns a token instead."""
+    for s in range(n):
+        scores[s] += 0 if s == out else shedding.seat_penalty(hands, s, code_penalty, twins)
+    if out >= 0:
+        scores[out] -= largest_token(scores[out], allow20)
 
 
 def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_deck,
@@ -638,13 +655,7 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
     forced_entry = first_entries[0]
     for b in range(first, first + count):
         R.seed_state(drng, seed, b, R.DEAL_STREAM)
-        for i in range(unseen.shape[0]):
-            unseen[i] = unseen0[i]
-        hands_d[:, :] = 0
-        for c in range(n_codes):
-            hands_d[0, c] = hand0[c]
-            discard_d[c] = discard0[c]
-        _deal_unseen(unseen, drng, n, sizes, pile_n, hands_d, pile_d, discard_d)
+        _deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands_d, pile_d, discard_d)
         v[:] = 0
         for k in range(k_actions):
             hands[:, :] = hands_d
@@ -657,11 +668,7 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             out, last_card, last_actor = _shedding_round(can_play, extra_turn, n, hands, pile, 0, top0, discard, quit,
                                                          0, scores, policies, slot_of_entry, params, first_entries,
                                                          prng, obs, legal, log)
-            for s in range(n):
-                p = 0 if s == out else shedding.seat_penalty(hands, s, code_penalty, twins)
-                scores[s] += p
-            if out >= 0:
-                scores[out] -= largest_token(scores[out], allow20)
+            _score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if out == 0 else 0
             if game_horizon:
@@ -681,10 +688,7 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                                                                  discard, quit, start, scores, policies,
                                                                  slot_of_entry, params, rest_entries, prng, obs,
                                                                  legal, log)
-                    for s in range(n):
-                        scores[s] += 0 if s == out else shedding.seat_penalty(hands, s, code_penalty, twins)
-                    if out >= 0:
-                        scores[out] -= largest_token(scores[out], allow20)
+                    _score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
                     start = last_card if (starter_last_card and last_card >= 0) else last_actor
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)
@@ -740,13 +744,7 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
     before = ones0[0] + 10 * tens0[0]
     for b in range(first, first + count):
         R.seed_state(drng, seed, b, R.DEAL_STREAM)
-        for i in range(unseen.shape[0]):
-            unseen[i] = unseen0[i]
-        hands_d[:, :] = 0
-        for c in range(KT.N_CODES):
-            hands_d[0, c] = hand0[c]
-            discard_d[c] = discard0[c]
-        _deal_unseen(unseen, drng, n, sizes, pile_n, hands_d, pile_d, discard_d)
+        _deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands_d, pile_d, discard_d)
         v[:] = 0
         for k in range(k_actions):
             hands[:, :] = hands_d
@@ -803,6 +801,15 @@ def _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cf
     return end, last_actor
 
 
+@njit(cache=True, nogil=True, inline="always")
+def score_dice_round(n, rows, end, last_actor, scores):
+    """Add a finished dice round's points to ``scores``; the player who went out returns a token."""
+    for s in range(n):
+        scores[s] += _dice_round_points(rows, s, end, last_actor)
+    if end == D.END_OUT:
+        scores[last_actor] -= largest_token(scores[last_actor], False)
+
+
 _DICE_DECK = D.DECK  # a plain global: Numba cannot inline through module.ARRAY.method
 
 
@@ -841,10 +848,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
             end, last_actor = _dice_round(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
                                           policies, slot_of_entry, params, first_entries, prng, dice_rng,
                                           obs, legal, log)
-            for s in range(n):
-                scores[s] += _dice_round_points(rows, s, end, last_actor)
-            if end == D.END_OUT:
-                scores[last_actor] -= largest_token(scores[last_actor], False)
+            score_dice_round(n, rows, end, last_actor, scores)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
             if game_horizon:
@@ -860,10 +864,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
                     end, last_actor = _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                                   policies, slot_of_entry, params, rest_entries, prng, dice_rng,
                                                   obs, legal, log)
-                    for s in range(n):
-                        scores[s] += _dice_round_points(rows, s, end, last_actor)
-                    if end == D.END_OUT:
-                        scores[last_actor] -= largest_token(scores[last_actor], False)
+                    score_dice_round(n, rows, end, last_actor, scores)
                     start = last_actor
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)

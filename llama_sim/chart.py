@@ -191,11 +191,9 @@ def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
         last_card = last_play
     bs[:] = scores
     for _r in range(MAX_ROUNDS_PER_GAME):
-        top_score = 0
         for s in range(n):
             bs[s] += _round_change(bh, s, out, bs, code_penalty, twins, allow20)  # bs[s]: s's score before
-            top_score = max(top_score, bs[s])
-        if top_score >= GAME_END_SCORE:
+        if game_over(bs, n):
             break
         start = last_card if (starter_last_card and last_card >= 0) else last_actor
         for i in range(bdeck.shape[0]):
@@ -355,16 +353,10 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                     top = a
                     last_play = seat
             # Score the round as the game kernel does.
-            top_score = 0
             for s in range(n):
-                p = 0 if s == out_seat else shedding.seat_penalty(hands, s, code_penalty, twins)
-                scores[s] += p
-            if out_seat >= 0:
-                scores[out_seat] -= largest_token(scores[out_seat], allow20)
-            for s in range(n):
-                top_score = max(top_score, scores[s])
+                scores[s] += _round_change(hands, s, out_seat, scores, code_penalty, twins, allow20)
             start = last_card if (starter_last_card and last_card >= 0) else last_actor
-            if top_score >= GAME_END_SCORE:
+            if game_over(scores, n):
                 break
         _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
         _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
@@ -457,6 +449,11 @@ def _spans(game: str, chart_name: str, edges: tuple[int, ...]) -> list[tuple[int
     return spans
 
 
+def _bin_labels(spans: list[tuple[int, int]]) -> list[str]:
+    """A bin's column label: its value, or its range ``low-high``."""
+    return [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
+
+
 def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
            seed: int, total: int, scale: int) -> pd.DataFrame:
     play_on = WORDING[game]["letter"]
@@ -523,24 +520,21 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")
     opp_bin, _ = bins(opp_edges, MAX_HAND, "opponent")
     pile_spans, opp_spans = _spans(spec.name, "pile", pile_edges), _spans(spec.name, "opponent", opp_edges)
-    if dice:
-        # entry 0 the policy, entry 1 the same with its first decision forced (chart_dice)
-        from . import chart_dice
-        from .advise import _turn_index, forced_policy
-        key = player.strategy.game + "." + player.strategy.name
-        funcs = (player.strategy.policy, forced_policy("dice", key, player.strategy.policy, _turn_index("dice")))
-        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
-        params = np.zeros((2, MAX_PARAMS + 1), np.float64)
+    if dice or spec.name == "kadabra":
+        # entry 0 the policy, entry 1 the same behind a wrapper reading the params columns added after
+        # the policy's: dice forces its first decision (one column), Kadabra steps it (two; chart_kadabra)
+        if dice:
+            from . import chart_dice as collector
+            from .advise import _turn_index, forced_policy
+            key = player.strategy.game + "." + player.strategy.name
+            wrapper, extra = forced_policy("dice", key, player.strategy.policy, _turn_index("dice")), 1
+        else:
+            from . import chart_kadabra as collector
+            wrapper, extra = collector.stepper_policy(player.strategy.policy), 2
+        funcs = (player.strategy.policy, wrapper) + (player.strategy.policy,) * (registry.MAX_POLICIES - 2)
+        params = np.zeros((2, MAX_PARAMS + extra), np.float64)
         params[:, :MAX_PARAMS] = player.params
-        kernel = chart_dice.collect
-    elif spec.name == "kadabra":
-        # entry 0 the policy, entry 1 the same behind the stepper (chart_kadabra)
-        from . import chart_kadabra
-        funcs = (player.strategy.policy, chart_kadabra.stepper_policy(player.strategy.policy))
-        funcs = funcs + (funcs[0],) * (registry.MAX_POLICIES - 2)
-        params = np.zeros((2, MAX_PARAMS + 2), np.float64)
-        params[:, :MAX_PARAMS] = player.params
-        kernel = chart_kadabra.collect
+        kernel = collector.collect
     else:
         funcs, _ = registry.policy_tuple([player])
         params = player.params.reshape(1, MAX_PARAMS).copy()
@@ -709,7 +703,7 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
              f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
              f"(Q quit better, {words['letter']} {words['play_on']} better, ? cannot separate at 95%); "
              f"columns: {feature}"]
-    labels = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in spans]
+    labels = _bin_labels(spans)
     for token, part in df.groupby("token"):
         lines.append(f"\ntoken returned on going out: {token}  ({int(part['decisions'].sum())} decisions)")
         cols = sorted(part["bin_low"].unique())
@@ -743,8 +737,8 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
     words = WORDING[result.game]
     df = result.cells[result.cells["chart"] == chart_name]
-    edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    spans = _spans(result.game, chart_name, edges)
+    edges = _edges(result, chart_name)
+    labels = _bin_labels(_spans(result.game, chart_name, edges))
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
@@ -767,11 +761,8 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
                     linespacing=0.9, color="white" if dark else "black",
                     fontweight="bold" if r.answer != "?" else "normal")
         image = ax.imshow(grid, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
-        labels = []
-        for lo in used_bins:
-            lo2, hi2 = spans[list(edges).index(lo)]
-            labels.append(f"{lo2}" if lo2 == hi2 else f"{lo2}-{hi2}")
-        ax.set_xticks(range(len(used_bins)), labels, rotation=60, fontsize=7)
+        ax.set_xticks(range(len(used_bins)), [labels[list(edges).index(lo)] for lo in used_bins], rotation=60,
+                      fontsize=7)
         ax.set_yticks(range(len(points)), [str(p) for p in points], fontsize=7)
         ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
         ax.set_xlabel(words[chart_name], fontsize=8)

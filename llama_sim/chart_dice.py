@@ -29,10 +29,11 @@ import numpy as np
 from numba import njit, types
 
 from . import rng as R
+from .advise import score_dice_round
 from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
 from .chart_data import MAX_HAND, token_class
 from .games import dice as D
-from .games.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY, round_points
+from .games.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY
 from .games.common import MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
 from .jit import Kernel
 from .registry import POLICIES_TYPE
@@ -48,15 +49,6 @@ def _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cf
     Returns (end, last_actor, decisions taken)."""
     return D.play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                         policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, legal, log)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _score_round(n, rows, end, last_actor, scores):
-    """Add a finished round's points to ``scores``; the player who went out returns a token."""
-    for s in range(n):
-        scores[s] += round_points(rows, s, end, last_actor)
-    if end == D.END_OUT:
-        scores[last_actor] -= largest_token(scores[last_actor], False)
 
 
 @njit(cache=True, nogil=True)
@@ -75,7 +67,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
     end, last_actor, _ = _dice_round(n, br, bl, bd, bq, seat, bs, bret, cfg, policies, slot_of_entry, params,
                                      entry_of_seat, prng, dice_rng, obs, legal, nolog)
     entry_of_seat[seat] = 0
-    _score_round(n, br, end, last_actor, bs)
+    score_dice_round(n, br, end, last_actor, bs)
     if measure != M_WIN:
         return score_change_value(measure, seat, n, scores, bs)
     start = last_actor
@@ -86,7 +78,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
         bret[:] = 0
         end, last_actor, _ = _dice_round(n, br, bl, bd, bq, start, bs, bret, cfg, policies, slot_of_entry, params,
                                          entry_of_seat, prng, dice_rng, obs, legal, nolog)
-        _score_round(n, br, end, last_actor, bs)
+        score_dice_round(n, br, end, last_actor, bs)
         start = last_actor
     return -win_units(bs, n)[seat]
 
@@ -220,7 +212,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                         lr[c] = 0
                         h[seat, c] += 1
                 k += 1
-            _score_round(n, rows, end, last_actor, scores)
+            score_dice_round(n, rows, end, last_actor, scores)
             start = last_actor
             if game_over(scores, n):
                 break

@@ -33,7 +33,7 @@ from numba import njit, types
 from . import rng as R
 from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
 from .chart_data import MAX_HAND
-from .games.common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, win_units
+from .games.common import MAX_ROUNDS_PER_GAME, win_units
 from .games.kadabra import kernel as KK
 from .games.kadabra import tables as KT
 from .games.kadabra.kernel import deal_round as kd_deal_round, score_round as kd_score_round
@@ -51,17 +51,6 @@ def _default_base() -> np.ndarray:
 
 
 KD_BASE = _default_base()  # the unshuffled default deck (a chart is built for it)
-KD_N_CODES = KT.N_CODES
-KD_DRAW = KT.DRAW
-KD_QUIT = KT.QUIT
-KD_RETURN_MAGIC = KT.RETURN_MAGIC
-KD_PHASE_TURN = KT.PHASE_TURN
-KD_OBS_SEAT = KT.OBS_SEAT
-KD_OBS_PHASE = KT.OBS_PHASE
-KD_OBS_HAND_SIZES = KT.OBS_HAND_SIZES
-KD_OBS_DRAW_PILE = KT.OBS_DRAW_PILE
-KD_CODE_VALUES = KT.CODE_VALUES
-KD_VALUESET_POINTS = KT.VALUESET_POINTS
 
 
 def stepper_policy(policy):
@@ -99,10 +88,10 @@ def _totals(n, ones, tens, out):
 @njit(cache=True, nogil=True, inline="always")
 def _hand_points(hands, s):
     values = 0
-    for c in range(KD_N_CODES):
+    for c in range(KT.N_CODES):
         if hands[s, c] > 0:
-            values |= KD_CODE_VALUES[c]
-    return KD_VALUESET_POINTS[values]
+            values |= KT.CODE_VALUES[c]
+    return KT.VALUESET_POINTS[values]
 
 
 @njit(cache=True, nogil=True)
@@ -152,30 +141,29 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     slot_of_entry = np.array([0, 1], np.int64)
     entry_of_seat = np.zeros(n, np.int64)
     deck = KD_BASE.copy()
-    hands = np.zeros((n, KD_N_CODES), np.int64)
-    discard = np.zeros(KD_N_CODES, np.int64)
+    hands = np.zeros((n, KT.N_CODES), np.int64)
+    discard = np.zeros(KT.N_CODES, np.int64)
     quit = np.zeros(n, np.int64)
     ones = np.zeros(n, np.int64)
     tens = np.zeros(n, np.int64)
     board = np.zeros(KT.BOARD_LEN, np.int64)
-    h0 = np.zeros((n, KD_N_CODES), np.int64)  # the round's deal
-    d0 = np.zeros(KD_N_CODES, np.int64)
+    h0 = np.zeros((n, KT.N_CODES), np.int64)  # the round's deal
+    d0 = np.zeros(KT.N_CODES, np.int64)
     q0 = np.zeros(n, np.int64)
     o0 = np.zeros(n, np.int64)
     t0 = np.zeros(n, np.int64)
     b0 = np.zeros(KT.BOARD_LEN, np.int64)
     p0 = np.zeros(2, np.uint64)
-    h = np.zeros((n, KD_N_CODES), np.int64)  # the state at a decision (the kernel stopped there)
-    dk = KD_BASE.copy()
-    d = np.zeros(KD_N_CODES, np.int64)
+    h = np.zeros((n, KT.N_CODES), np.int64)  # the state at a decision (the kernel stopped there)
+    d = np.zeros(KT.N_CODES, np.int64)
     q = np.zeros(n, np.int64)
     o = np.zeros(n, np.int64)
     t = np.zeros(n, np.int64)
     b = np.zeros(KT.BOARD_LEN, np.int64)
     sp = np.zeros(2, np.uint64)
-    bh = np.zeros((n, KD_N_CODES), np.int64)  # a branch's state
+    bh = np.zeros((n, KT.N_CODES), np.int64)  # a branch's state
     bdeck = KD_BASE.copy()
-    bd = np.zeros(KD_N_CODES, np.int64)
+    bd = np.zeros(KT.N_CODES, np.int64)
     bq = np.zeros(n, np.int64)
     bo = np.zeros(n, np.int64)
     bt = np.zeros(n, np.int64)
@@ -183,6 +171,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     before = np.zeros(n, np.int64)
     after = np.zeros(n, np.int64)
     points = np.zeros(n, np.int64)
+    totals = np.zeros(n, np.int64)  # the game's scores after a round
     obs = np.zeros(KT.OBS_LEN, np.int64)
     legal = np.zeros(KT.N_ACTIONS, np.uint8)
     log = np.zeros((4096, 2), np.int64)
@@ -226,7 +215,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                                                     legal, log)
             for k in range(min(turns, log.shape[0])):
                 a = log[k, 1]
-                if a != KD_DRAW and a != KD_QUIT and a != KD_RETURN_MAGIC:
+                if a != KT.DRAW and a != KT.QUIT and a != KT.RETURN_MAGIC:
                     continue
                 # Stop the kernel at decision k of a replay of the round: the true state there.
                 h[:, :] = h0
@@ -242,44 +231,42 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 stopped, _, _ = _kadabra_round(n, h, deck, d, q, o, t, b, start, policies, slot_of_entry, params,
                                                entry_of_seat, sp, obs, legal, nolog)
                 entry_of_seat[:] = 0
-                if stopped != -2 or obs[KD_OBS_PHASE] != KD_PHASE_TURN or legal[KD_DRAW] == 0:
+                if stopped != -2 or obs[KT.OBS_PHASE] != KT.PHASE_TURN or legal[KT.DRAW] == 0:
                     continue
                 stuck = True
-                for c in range(KD_N_CODES):
+                for c in range(KT.N_CODES):
                     if legal[c]:
                         stuck = False
                         break
                 if not stuck:
                     continue
-                seat = obs[KD_OBS_SEAT]
-                pile = obs[KD_OBS_DRAW_PILE]
+                seat = obs[KT.OBS_SEAT]
+                pile = obs[KT.OBS_DRAW_PILE]
                 opp = MAX_HAND - 1
                 for s in range(n):
                     if s != seat and q[s] == 0:
-                        opp = min(opp, obs[KD_OBS_HAND_SIZES + s])
+                        opp = min(opp, obs[KT.OBS_HAND_SIZES + s])
                 tc = 2 if t[seat] > 0 else (1 if o[seat] > 0 else 0)  # chart_data.TOKENS: 10, 1, 0
                 pts = _hand_points(h, seat)
                 _totals(n, o, t, before)
                 R.seed_state(bp, seed, g, BRANCH_STREAM + 2 * k_dec)
                 R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                vq = _branch_value(n, seat, KD_QUIT, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
+                vq = _branch_value(n, seat, KT.QUIT, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
                                    params, entry_of_seat, bp, grng, bh, bdeck, bd, bq, bo, bt, bb, after, points,
                                    obs, legal, nolog)
                 R.seed_state(bp, seed, g, BRANCH_STREAM + 2 * k_dec)
                 R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                vd = _branch_value(n, seat, KD_DRAW, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
+                vd = _branch_value(n, seat, KT.DRAW, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
                                    params, entry_of_seat, bp, grng, bh, bdeck, bd, bq, bo, bt, bb, after, points,
                                    obs, legal, nolog)
                 k_dec += 1
-                pq = 1 if a == KD_QUIT else 0
+                pq = 1 if a == KT.QUIT else 0
                 nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, tc, pts, pile_bin[pile], vq - vd, pq)
                 nt_opp = _add(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, tc, pts, opp_bin[opp], vq - vd, pq)
             kd_score_round(n, hands, out, ones, tens, board, points)
-            top = 0
-            for s in range(n):
-                top = max(top, ones[s] + 10 * tens[s])
+            _totals(n, ones, tens, totals)
             start = last_actor
-            if top >= GAME_END_SCORE:
+            if game_over(totals, n):
                 break
         _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
         _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
