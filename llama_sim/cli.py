@@ -22,6 +22,7 @@ from . import api, jit, registry, stats
 from .api import DEFAULT_MAX_ROUNDS
 from .errors import UsageError
 from .games import all_games, get_game
+from .games.common import option_flag
 from .output import check_format, check_new_file, check_out, emit
 
 app = typer.Typer(
@@ -120,13 +121,13 @@ def games(fmt: str = FormatOpt):
     """List the rule sets and their options."""
     check_format(fmt)
     rows = [{"game": g.name, "title": g.title, "players": f"{g.min_players}-{g.max_players}",
-             "options": "; ".join(f"--{k.replace('_', '-')}: {v}" for k, v in g.options.items()) or "-"}
+             "options": "; ".join(f"{option_flag(k)}: {v}" for k, v in g.options.items()) or "-"}
             for g in all_games().values()]
     df = pd.DataFrame(rows)
     text = []
     for g in all_games().values():
         text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players")
-        text.extend(f"{'':9}--{k.replace('_', '-')}: {v}" for k, v in g.options.items())
+        text.extend(f"{'':9}{option_flag(k)}: {v}" for k, v in g.options.items())
     emit(df, fmt, None, readable_text="\n".join(text))
 
 

@@ -34,7 +34,7 @@ from numba import njit
 from llama_sim.games.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
 from llama_sim.games.dice import (
     DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
-    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROW, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD, PHASE_TAKE,
+    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROW, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD,
     PHASE_TURN, QUIT, ROLL, TAKE_BASE,
 )
 from llama_sim.registry import strategy
