@@ -207,6 +207,14 @@ def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _game_sums(acc):
+    """Zeroed scratch for one game's per-cell sums of ``acc``'s cells: (S_g, N_g, the cells it touched)
+    (``_add`` fills them, ``_close_game`` folds them into ``acc`` and clears them)."""
+    cells = acc.shape[1] * acc.shape[2] * acc.shape[3]
+    return np.zeros(cells, np.int64), np.zeros(cells, np.int64), np.zeros(cells, np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add(acc, game_s, game_n, touched, n_touched, t, p, b, diff, policy_quit):
     cell = (t * acc.shape[2] + p) * acc.shape[3] + b
     if game_n[cell] == 0:
@@ -270,14 +278,8 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     grng = np.zeros(2, np.uint64)
     bs = np.zeros(n, np.int64)
     bdeck = full_deck.copy()
-    cells_pile = acc_pile.shape[1] * acc_pile.shape[2] * acc_pile.shape[3]
-    cells_opp = acc_opp.shape[1] * acc_opp.shape[2] * acc_opp.shape[3]
-    gs_pile = np.zeros(cells_pile, np.int64)
-    gn_pile = np.zeros(cells_pile, np.int64)
-    touched_pile = np.zeros(cells_pile, np.int64)
-    gs_opp = np.zeros(cells_opp, np.int64)
-    gn_opp = np.zeros(cells_opp, np.int64)
-    touched_opp = np.zeros(cells_opp, np.int64)
+    gs_pile, gn_pile, touched_pile = _game_sums(acc_pile)
+    gs_opp, gn_opp, touched_opp = _game_sums(acc_opp)
     draw_action = n_codes
     quit_action = n_codes + 1
     for g in range(first_game, first_game + n_games):

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, types
 
 from . import rng as R
-from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, game_over, score_change_value
+from .chart import BRANCH_STREAM, M_WIN, _add, _close_game, _game_sums, game_over, score_change_value
 from .chart_data import MAX_HAND
 from .games.common import MAX_ROUNDS_PER_GAME, win_units
 from .games.kadabra import kernel as KK
@@ -180,14 +180,8 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     prng = np.zeros(2, np.uint64)
     bp = np.zeros(2, np.uint64)
     grng = np.zeros(2, np.uint64)
-    cells_pile = acc_pile.shape[1] * acc_pile.shape[2] * acc_pile.shape[3]
-    cells_opp = acc_opp.shape[1] * acc_opp.shape[2] * acc_opp.shape[3]
-    gs_pile = np.zeros(cells_pile, np.int64)
-    gn_pile = np.zeros(cells_pile, np.int64)
-    touched_pile = np.zeros(cells_pile, np.int64)
-    gs_opp = np.zeros(cells_opp, np.int64)
-    gn_opp = np.zeros(cells_opp, np.int64)
-    touched_opp = np.zeros(cells_opp, np.int64)
+    gs_pile, gn_pile, touched_pile = _game_sums(acc_pile)
+    gs_opp, gn_opp, touched_opp = _game_sums(acc_opp)
     last_col = params.shape[1] - 1
     for g in range(first_game, first_game + n_games):
         R.seed_state(drng, seed, g, R.DEAL_STREAM)
