@@ -8,6 +8,8 @@ For every rule set it alternates worker processes of the baseline tree and of th
 machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold:quit_at=10``) for ``--rounds``
 rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
 (``time.thread_time``), which other processes on the machine disturb far less than wall time.
+The current tree is also timed with the line-up's own kernel (``llama_sim.lineup``; ``lineup_*``
+columns, against the same baseline) when it has one.
 The table gives the medians, their ratio, and decisions per second: decisions per round are
 counted on the reference engine (every policy call of ``--reference-rounds`` rounds on the same
 deals), in each tree, so rule sets with long rounds compare fairly.
@@ -18,6 +20,8 @@ The worker uses only API both trees have (``registry.parse_spec``, ``simulate.se
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import statistics
@@ -52,6 +56,15 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, rounds)
     cpu = time.thread_time() - t0
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
+    lineup = importlib.import_module("llama_sim.lineup") if importlib.util.find_spec("llama_sim.lineup") else None
+    if lineup is not None and lineup.has_line_up_kernels(game_name):  # time the line-up's own kernel too
+        from llama_sim.simulate import with_kernel
+
+        own = with_kernel(plan, "lineup")
+        run_chunk(own, 7, 0, 64)
+        t0 = time.thread_time()
+        run_chunk(own, 7, 0, rounds)
+        out["lineup_rounds_per_cpu_s"] = rounds / (time.thread_time() - t0)
     if reference_rounds:
         calls = [0]
 
@@ -101,24 +114,29 @@ def main() -> None:
     rows = []
     for game in args.games:
         rates = {k: [] for k in trees}
+        own_rates = []
         per_round = {}
         for rep in range(args.repeats):
             for label, tree in trees.items():  # interleaved: baseline, current, baseline, current, ...
                 got = run_worker(tree, game, args.rounds, args.reference_rounds if rep == 0 else 0)
                 rates[label].append(got["rounds_per_cpu_s"])
                 per_round.setdefault(label, got.get("decisions_per_round"))
+                if label == "current" and "lineup_rounds_per_cpu_s" in got:
+                    own_rates.append(got["lineup_rounds_per_cpu_s"])
         base, cur = statistics.median(rates["baseline"]), statistics.median(rates["current"])
+        own = statistics.median(own_rates) if own_rates else float("nan")
         rows.append({
             "game": game, "line-up": f"{PLAYERS} x {BENCH_STRATEGY.get(game, 'greedy')}",
             "baseline_rounds/s": round(base), "current_rounds/s": round(cur), "ratio": round(cur / base, 2),
+            "lineup_rounds/s": round(own) if own_rates else "-", "lineup_ratio": round(own / base, 2) if own_rates else "-",
             "decisions/round": round(per_round["current"], 2),
             "baseline_decisions/s": round(base * per_round["baseline"]),
             "current_decisions/s": round(cur * per_round["current"]),
             "baseline_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["baseline"]),
             "current_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["current"]),
         })
-        print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} rounds/s per CPU-second ({cur / base:.2f}x)",
-              file=sys.stderr, flush=True)
+        print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} ({cur / base:.2f}x), line-up kernel {own:,.0f} "
+              f"({own / base:.2f}x) rounds/s per CPU-second", file=sys.stderr, flush=True)
     import pandas as pd
 
     pd.set_option("display.width", 250)

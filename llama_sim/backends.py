@@ -37,9 +37,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from . import lineup
 from .errors import UsageError
 from .simulate import (
     Plan, Work, check_plays, check_seed, default_threads, empty_tally, iter_tasks, played, run_chunk, strata, warm_up,
+    with_kernel,
 )
 from .stats import Stratified, Tally
 
@@ -137,6 +139,7 @@ def plan_data(work) -> dict:
         "unit_seats": list(first.unit_seats),
         "games_mode": bool(first.games_mode),
         "cfg": np.asarray(first.cfg, dtype=np.int64),
+        "kernel": first.kernel,
     }
     data["key"] = hashlib.sha256(pickle.dumps(data)).hexdigest()[:20]
     return data
@@ -169,7 +172,7 @@ def plans_from_data(data: dict) -> list:
         entries = [registry.Player(registry.get(game.name, name), params, label)
                    for name, params, label in data["entries"]]
         plans = [Plan(game, data["n_players"], entries, np.ascontiguousarray(e), np.ascontiguousarray(u),
-                      data["unit_labels"], data["unit_seats"], data["games_mode"], data["cfg"])
+                      data["unit_labels"], data["unit_seats"], data["games_mode"], data["cfg"], data["kernel"])
                  for e, u in data["tables"]]
         _WORKER_PLANS[data["key"]] = plans
     return plans
@@ -409,6 +412,8 @@ def run(plan: Work, seed: int, first_block: int, n_blocks: int, threads: int | N
     check_plays(plan, n_blocks)
     if backend is None:
         backend = LocalBackend(threads)
+    if plan.kernel == "auto":
+        plan = with_kernel(plan, lineup.choose(plan, n_blocks))
     plans = [p for p, _ in strata(plan, seed)]
     tasks = iter_tasks(plan, seed, first_block, n_blocks, chunk)
     backend.warm(plan)

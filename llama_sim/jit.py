@@ -47,5 +47,9 @@ class Kernel:
             self._dispatcher = dispatcher
         return self._dispatcher
 
+    def is_cached(self) -> bool:
+        """Compiled in this process already, or on disk: ``get`` costs no compile."""
+        return self._dispatcher is not None or _is_cached(njit(cache=True, nogil=self.nogil)(self.py_func))
+
     def __call__(self, *args):
         return self.get()(*args)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import types
+from numba.extending import overload
 
 from .errors import UsageError
 from .jit import Kernel
@@ -42,6 +43,31 @@ POLICY_TYPE = types.FunctionType(POLICY_SIG)
 MAX_PARAMS = 8
 MAX_POLICIES = 6
 POLICIES_TYPE = types.UniTuple(POLICY_TYPE, MAX_POLICIES)
+
+
+def line_up_ask(decide, policies, slot, obs, legal, params, rng):
+    """How a line-up kernel (``llama_sim.lineup``) asks the policy of slot ``slot``: by its own jitted
+    ``decide``, which takes these arguments and calls the line-up's policies directly. A generic kernel
+    passes ``decide=None`` and calls ``policies[slot](obs, legal, params, rng)`` in the first-class
+    function tuple itself, so one compiled kernel serves every line-up::
+
+        if decide is None:  # known while compiling: the branch not taken is dropped
+            a = policies[slot](obs, legal, params, rng)
+        else:
+            a = line_up_ask(decide, policies, slot, obs, legal, params, rng)
+
+    (The tuple call stays written out in the kernel: wrapped in any inlined helper it measured half as
+    fast, the tuple being copied at each call.) Jitted code only."""
+    raise NotImplementedError("for jitted kernels only")
+
+
+@overload(line_up_ask, inline="always")
+def _line_up_ask(decide, policies, slot, obs, legal, params, rng):
+    """``decide`` compiled into the kernel from its Python source: a call through its dispatcher would
+    stay a call, opaque to the optimiser."""
+    if isinstance(decide, types.Dispatcher):
+        return decide.dispatcher.py_func
+    return None
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Union
 
 import numpy as np
@@ -54,6 +54,7 @@ from . import registry, stats
 from .errors import UsageError, illegal_action_error
 from .games import GameSpec
 from .games.common import GAME_METRICS, ROUND_METRICS
+from .lineup import line_up_kernel
 from .stats import Stratified, Tally
 
 CHUNK_BLOCKS_ROUNDS = 16384
@@ -75,6 +76,8 @@ class Plan:
     unit_seats: list[int | None]  # the seat a unit stands for (simulate), None when pooled
     games_mode: bool
     cfg: np.ndarray
+    kernel: str = "auto"  # "generic", "lineup" (the line-up's own kernel, same results) or "auto": ``run``
+    # asks ``lineup.choose``; ``run_chunk`` plays "auto" with the generic kernel
 
     @property
     def rotations(self) -> int:
@@ -107,6 +110,7 @@ class Design:
     tables: list[np.ndarray]  # per stratum: (rotations, n) entry (= unit) index
     _plans: list[Plan] | None = field(default=None, repr=False)
     unit_tables: list[np.ndarray] | None = None  # per stratum: unit index, when units are not entries
+    kernel: str = "auto"  # as ``Plan.kernel``, for every stratum
 
     @property
     def unit_seats(self) -> list[None]:
@@ -127,7 +131,8 @@ class Design:
         if self._plans is None:
             units = self.unit_tables or [t.copy() for t in self.tables]
             self._plans = [Plan(self.game, self.n_players, self.entries, t, u, self.unit_labels,
-                                self.unit_seats, self.games_mode, self.cfg) for t, u in zip(self.tables, units)]
+                                self.unit_seats, self.games_mode, self.cfg, self.kernel)
+                           for t, u in zip(self.tables, units)]
         return self._plans
 
 
@@ -253,6 +258,15 @@ def stratum_seed(seed: int, stratum: int) -> int:
     return mix(mix(seed & mask) ^ mix(0x5EA7_0000 + stratum))
 
 
+def with_kernel(work: Work, kernel: str) -> Work:
+    """``work`` played by the ``kernel`` kind (``Plan.kernel``)."""
+    if work.kernel == kernel:
+        return work
+    if isinstance(work, Plan):
+        return replace(work, kernel=kernel)
+    return replace(work, kernel=kernel, _plans=None)
+
+
 def strata(work: Work, seed: int) -> list[tuple[Plan, int]]:
     """(plan, kernel seed) per stratum: a ``Plan`` is one stratum played on ``seed`` itself."""
     if isinstance(work, Plan):
@@ -331,8 +345,9 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     s2 = np.zeros((d, d), np.int64)
     policies, slots = registry.policy_tuple(plan.entries)
     params = np.ascontiguousarray(np.array([p.params for p in plan.entries], dtype=np.float64))
+    kernel = line_up_kernel(plan.game.name, plan.entries) if plan.kernel == "lineup" else plan.game.run_blocks
     try:
-        plan.game.run_blocks(np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
+        kernel(np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
                              plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
                              policies, slots, params, plan.cfg, s1, s2)
     except ValueError as exc:

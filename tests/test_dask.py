@@ -12,7 +12,7 @@ from llama_sim.cli import main  # noqa: E402
 from llama_sim.games import get_game  # noqa: E402
 from llama_sim.backends import run, run_to_precision  # noqa: E402
 from llama_sim.simulate import (  # noqa: E402
-    comparison_design, comparison_half_width, seat_effects_plan,
+    comparison_design, comparison_half_width, seat_effects_plan, with_kernel,
 )
 
 LAMA = get_game("lama")
@@ -59,9 +59,10 @@ def test_precision_run_identical_on_dask(dask2):
     assert a.tally == b.tally and a.batches == b.batches and a.reached
 
 
-def test_workers_are_warmed_once_per_plan(dask2):
+def test_workers_are_warmed_once_per_plan(dask2, monkeypatch):
+    monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")  # the plan as ``run`` plays it: its kernel is part of the key
     d = comparison_design(LAMA, 3, lineup("threshold", "random"), False, LAMA.config())
-    key = plan_data(d)["key"]
+    key = plan_data(with_kernel(d, "generic"))["key"]
     calls = []
     real = dask2.client.run
 

@@ -162,7 +162,15 @@ play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "lam
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
-    shedding.run_blocks(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    run_blocks_with(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2):
+    """``run_blocks`` asking the policies through ``decide`` (a line-up kernel's, ``llama_sim.lineup``)."""
+    shedding.run_blocks(decide, DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                         seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, s2)
 

@@ -263,7 +263,15 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``, on the deck of
     the rule variant ``cfg[0]`` (0: the rulebook)."""
-    shedding.run_blocks(VARIANT_DECKS[cfg[0]], CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    run_blocks_with(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2):
+    """``run_blocks`` asking the policies through ``decide`` (a line-up kernel's, ``llama_sim.lineup``)."""
+    shedding.run_blocks(decide, VARIANT_DECKS[cfg[0]], CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                         seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, s2)
 

@@ -103,7 +103,8 @@ from numba import njit, types
 
 from .. import rng as R
 from ..errors import ILLEGAL_ACTION
-from ..registry import POLICIES_TYPE
+from ..registry import POLICIES_TYPE, line_up_ask
+from ..views import readonly_row
 from .common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, entry_of, largest_token, reference_block_loop, win_units,
 )
@@ -464,18 +465,6 @@ PLAY_GAME_SIG = _I64(_I64, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, t
 
 
 @njit(cache=True, nogil=True, inline="always")
-def param_lengths(params):
-    """Per line-up entry: 1 + the index of its last non-zero parameter (0 for a strategy without
-    parameters), so switching the policy's parameter buffer between entries copies only that much."""
-    out = np.zeros(params.shape[0], np.int64)
-    for e in range(params.shape[0]):
-        for k in range(params.shape[1]):
-            if params[e, k] != 0.0:
-                out[e] = k + 1
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
 def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
@@ -485,18 +474,19 @@ def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
     sizes = np.zeros(n, np.int64)
-    pbuf = np.zeros(params.shape[1], np.float64)
-    return round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                      policies, slot_of_entry, params, param_lengths(params), entry_of_seat.reshape(1, n), 0,
-                      prng, obs, legal, log, sizes, pbuf, False, prng)
+    return round_loop(None, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                      policies, slot_of_entry, params, entry_of_seat.reshape(1, n), 0,
+                      prng, obs, legal, log, sizes, False, prng)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
-               lazy, drng):
-    """``play_round`` with its scratch passed in (``sizes`` (n), the parameter buffer ``pbuf``) and the
-    seating as ``entry_of_seat[row]``: the block loop calls it without allocating or slicing per round.
+def round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, entry_of_seat, row, prng, obs, legal, log, sizes, lazy, drng):
+    """``play_round`` with its scratch passed in (``sizes`` (n)) and the seating as ``entry_of_seat[row]``:
+    the block loop calls it without allocating or slicing per round. A policy gets its parameters as
+    ``readonly_row(params, e)``: no copy and no reference counts (a buffer refilled on every change of
+    entry cost 6-8% of a L.A.M.A. round, a plain ``params[e]`` view more).
+    ``decide``: None in a generic kernel, a line-up kernel's own function otherwise (``registry.line_up_ask``).
 
     ``lazy``: the draw pile ``deck[pos:]`` is not shuffled yet; each draw picks its card uniformly
     from it with ``drng`` (a forward Fisher-Yates step, see ``deal_lazy_round``)."""
@@ -530,8 +520,6 @@ def round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
     turn = 0
     seat = start
     cap = log.shape[0]
-    n_params = params.shape[1]
-    cur_e = -1
     while n_in > 0:
         if quit[seat]:
             seat = seat + 1 if seat + 1 < n else 0
@@ -550,12 +538,10 @@ def round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, st
         # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per call
         # costs two atomic reference-count updates. Switching entries copies only the parameters
         # either entry uses (none between two strategies without parameters).
-        if e != cur_e:
-            used = n_params if cur_e < 0 else max(plen[e], plen[cur_e])
-            for k in range(used):
-                pbuf[k] = params[e, k]
-            cur_e = e
-        a = policies[slot_of_entry[e]](obs, legal, pbuf, prng)
+        if decide is None:  # a generic kernel (``registry.line_up_ask``)
+            a = policies[slot_of_entry[e]](obs, legal, readonly_row(params, e), prng)
+        else:
+            a = line_up_ask(decide, policies, slot_of_entry[e], obs, legal, readonly_row(params, e), prng)
         if a < 0 or a > quit_action or legal[a] == 0:  # the kernel's own mask, read-only to the policy
             raise ValueError("illegal action", e, seat, a)  # convention: ``llama_sim.errors``
         if turn < cap:
@@ -637,18 +623,18 @@ def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
               n, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
     n_codes = can_play.shape[0]
-    return game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
-                     params, param_lengths(params), entry_of_seat.reshape(1, n), 0, drng, prng,
+    return game_loop(None, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
+                     params, entry_of_seat.reshape(1, n), 0, drng, prng,
                      penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
                      np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                      np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64), np.zeros(n_codes + 2, np.uint8),
-                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(params.shape[1], np.float64))
+                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry, params,
-              plen, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
-              deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf):
+def game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry, params,
+              entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
+              deck, hands, discard, quit, scores, obs, legal, log, sizes):
     """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in."""
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
@@ -657,8 +643,8 @@ def game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, po
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
         out_seat, last_card, last_actor, _, _ = round_loop(
-            can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-            policies, slot_of_entry, params, plen, entry_of_seat, row, prng, obs, legal, log, sizes, pbuf,
+            decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+            policies, slot_of_entry, params, entry_of_seat, row, prng, obs, legal, log, sizes,
             True, drng)
         top_score = 0
         for s in range(n):
@@ -682,10 +668,11 @@ def game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, po
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
+def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags,
                seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                policies, slot_of_entry, params, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``; ``decide`` asks
+    the policies (see ``round_loop``).
 
     Everything is allocated once per call; the squares are summed in one triangle (``upper``) and
     mirrored into ``s2`` at the end."""
@@ -706,8 +693,6 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     legal = np.zeros(n_codes + 2, np.uint8)
     log = np.zeros((0, 2), np.int64)
     sizes = np.zeros(n, np.int64)
-    pbuf = np.zeros(params.shape[1], np.float64)
-    plen = param_lengths(params)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -721,10 +706,10 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = game_loop(full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies,
-                                   slot_of_entry, params, plen, entry_of_seat, r, drng, prng,
+                rounds = game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies,
+                                   slot_of_entry, params, entry_of_seat, r, drng, prng,
                                    penalty, went_out, quits, final,
-                                   deck, hands, discard, quit, scores, obs, legal, log, sizes, pbuf)
+                                   deck, hands, discard, quit, scores, obs, legal, log, sizes)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
@@ -732,9 +717,9 @@ def run_blocks(full_deck, can_play, extra_turn, code_penalty, twins, flags,
             else:
                 pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
                 scores[:] = 0
-                out_seat, _, _, _, _ = round_loop(can_play, extra_turn, n, hands, deck, pos, top, discard, quit,
-                                                  0, scores, policies, slot_of_entry, params, plen,
-                                                  entry_of_seat, r, prng, obs, legal, log, sizes, pbuf, True, drng)
+                out_seat, _, _, _, _ = round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit,
+                                                  0, scores, policies, slot_of_entry, params,
+                                                  entry_of_seat, r, prng, obs, legal, log, sizes, True, drng)
                 for s in range(n):
                     p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
                     add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],

@@ -1,0 +1,164 @@
+"""Line-up kernels: a rule set's kernel compiled for one line-up of strategies, which it calls directly
+(L.A.M.A. and the Party Edition; see ``has_line_up_kernels`` for why not the other two).
+
+Why: a generic kernel asks every policy through a tuple of first-class functions, so one compiled
+kernel (cached on disk) serves every combination of strategies. That call is opaque to the compiler:
+it costs the call and everything around it (what the kernel keeps in registers is stored and
+reloaded). A line-up kernel calls the line-up's compiled policies directly, and Numba compiles them
+together (``benchmarks/ceiling.py`` measures both ways on the same work).
+
+The price is a compile for each new line-up (about 7 s for a L.A.M.A. kernel on the 2-core machine),
+so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
+line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
+``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
+one ``run_blocks_with`` source, and differ only in how a policy is asked (``registry.line_up_ask``: through the
+function tuple, or by the line-up's ``decide``); the tests check it on every rule set.
+
+Disk cache: Numba cannot cache a kernel that takes its policies as dispatcher-typed arguments (every
+process would recompile it), so each line-up gets a small generated module, written next to the
+other cached kernels (``lineups/<game>_<digest>.py``), whose ``run_blocks`` Numba caches like any
+other. The digest covers the rule set, the strategies in slot order and the source files they are
+defined in, so an edited strategies file gets a fresh kernel. (As with Numba's own cache, a change
+only in a module that a user's strategies file imports is not seen: touch the strategies file.)
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+from .jit import Kernel
+
+KERNEL_MODES = ("auto", "generic", "lineup")
+# A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
+# ``auto`` mode: with a generic kernel at about a million rounds per second per thread, that is a
+# run of tens of seconds, which the compile (about 7 s) shortens.
+LINEUP_MIN_ROUNDS = 20_000_000
+ROUNDS_PER_GAME = 6
+
+_KERNELS: dict[str, Kernel] = {}
+
+
+def kernel_mode() -> str:
+    """``LLAMA_SIM_KERNEL``, checked."""
+    mode = os.environ.get("LLAMA_SIM_KERNEL", "auto").strip().lower() or "auto"
+    if mode not in KERNEL_MODES:
+        raise UsageError(f"LLAMA_SIM_KERNEL={mode!r}: use one of {', '.join(KERNEL_MODES)}")
+    return mode
+
+
+def has_line_up_kernels(game: str) -> bool:
+    """Whether rule set ``game`` has line-up kernels: its module exposes ``run_blocks_with(decide, ...)``.
+    L.A.M.A. and the Party Edition do. Llama Kadabra and LAMA Dice do not: their kernels ask the policy
+    inside a round function compiled on its own (without reference counting), so a line-up's policies
+    would reach it as a run-time argument, which Numba cannot cache on disk; and compiled in, the policies
+    gained them nothing (Kadabra 0.60M rounds/s either way, dice +4%, measured with the round function
+    taking them as an argument): the call is not what limits those kernels."""
+    return hasattr(importlib.import_module(f"llama_sim.games.{game}"), "run_blocks_with")
+
+
+def choose(work, n_blocks: int) -> str:
+    """``"lineup"`` or ``"generic"``: the kernel a run of ``n_blocks`` blocks of ``work`` (a ``Plan`` or a
+    ``Design`` whose ``kernel`` is ``"auto"``) plays with. Always ``"generic"`` for a rule set without
+    line-up kernels (``has_line_up_kernels``)."""
+    mode = kernel_mode()
+    if not has_line_up_kernels(work.game.name):
+        return "generic"
+    if mode != "auto":
+        return mode
+    rounds = n_blocks * work.rows * (ROUNDS_PER_GAME if work.games_mode else 1)
+    if rounds >= LINEUP_MIN_ROUNDS:
+        return "lineup"
+    key, path = _place(work.game.name, slot_strategies(work.entries))
+    if key not in _KERNELS and not path.is_file():  # never built here: nothing to load
+        return "generic"
+    return "lineup" if line_up_kernel(work.game.name, work.entries).is_cached() else "generic"
+
+
+def slot_strategies(entries) -> list:
+    """The distinct strategies of a line-up in slot order (``registry.policy_tuple``'s order)."""
+    seen: dict[str, object] = {}
+    for p in entries:
+        seen.setdefault(p.strategy.name, p.strategy)
+    return list(seen.values())
+
+
+def _digest(game: str, strategies) -> str:
+    digest = hashlib.sha256(game.encode())
+    for s in strategies:
+        digest.update(b"\0" + s.name.encode())
+        source = inspect.getsourcefile(s.py_func)
+        digest.update(Path(source).read_bytes() if source and Path(source).is_file() else s.source.encode())
+    return digest.hexdigest()[:20]
+
+
+def _place(game: str, strategies) -> tuple[str, Path]:
+    """The line-up's key and the path of its generated module, next to the other cached kernels."""
+    import numba
+
+    key = f"{game}_{_digest(game, strategies)}"
+    base = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else Path(tempfile.gettempdir()) / "llama_sim"
+    return key, base / "lineups" / f"{key}.py"
+
+
+def module_source(game: str, strategies) -> str:
+    """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, and the
+    rule set's ``run_blocks_with`` bound to it."""
+    names = ", ".join(s.name for s in strategies)
+    lines = [
+        f'"""Generated by llama_sim.lineup: the {game} kernel for the line-up {names}. Safe to delete."""',
+        "from numba import njit",
+        "",
+        "from llama_sim.registry import get as _strategy",
+        f"from llama_sim.games.{game} import run_blocks_with as _run_blocks_with",
+        "",
+    ]
+    lines += [f"P{k} = _strategy({game!r}, {s.name!r}).policy" for k, s in enumerate(strategies)]
+    lines += ["", "", '@njit(nogil=True, inline="always")', "def decide(decide, policies, slot, obs, legal, params, rng):"]
+    for k in range(len(strategies) - 1):
+        lines += [f"    if slot == {k}:", f"        return P{k}(obs, legal, params, rng)"]
+    lines += [f"    return P{len(strategies) - 1}(obs, legal, params, rng)", "", ""]
+    lines += [
+        "def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,",
+        "               policies, slot_of_entry, params, cfg, s1, s2):",
+        "    _run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,",
+        "                     games_mode, policies, slot_of_entry, params, cfg, s1, s2)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def line_up_kernel(game: str, entries) -> Kernel:
+    """The line-up kernel of ``entries`` (players of rule set ``game``): a ``Kernel`` with the signature
+    of the rule set's ``run_blocks``, compiled on first use and cached on disk."""
+    from .games.common import RUN_BLOCKS_SIG
+
+    if not has_line_up_kernels(game):
+        raise ValueError(f"{game} has no line-up kernels")
+    strategies = slot_strategies(entries)
+    key, path = _place(game, strategies)
+    kernel = _KERNELS.get(key)
+    if kernel is not None:
+        return kernel
+    source = module_source(game, strategies)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != source:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)  # atomic: another process may be importing it
+    name = f"llamasim_lineup_{key}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    kernel = Kernel(module.run_blocks, lambda: RUN_BLOCKS_SIG,
+                    f"{game} kernel for {', '.join(s.name for s in strategies)}")
+    _KERNELS[key] = kernel
+    return kernel
