@@ -22,8 +22,8 @@ decision reaches the policy:
   generator state in registers: no policy contract at all, the limit for this work.
 
 A kernel compiled per line-up cannot take its policies as arguments and stay in Numba's disk cache
-(dispatcher-typed arguments miss the cache in every process); ``benchmarks/lineup_cache.py`` shows
-that a generated module per line-up is cached. Rounds per CPU-second of this thread
+(dispatcher-typed arguments miss the cache in every process); ``llama_sim.lineup`` generates a module
+per line-up instead, which is cached (``tests/test_lineup.py``). Rounds per CPU-second of this thread
 (``time.thread_time``), medians of ``--repeats`` interleaved runs. The loops are measurement code,
 not engines: nothing else uses them. Printed, never asserted.
 """
@@ -36,9 +36,7 @@ import warnings
 
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
 from numba.core.errors import NumbaExperimentalFeatureWarning
-from numba.extending import intrinsic
 
 from llama_sim import registry
 from llama_sim import rng as R
@@ -47,6 +45,7 @@ from llama_sim.games.common import accumulate_upper
 from llama_sim.games.shedding import HAND_SIZE, MAX_SEATS, OBS_HAND, deal_lazy_round, seat_penalty
 from llama_sim.simulate import run_chunk, seat_plan
 from llama_sim.strategies import party as party_strategies
+from llama_sim.views import readonly_row
 
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
@@ -56,27 +55,6 @@ TODAY, CHANGED = 0, 1  # the contract a loop hands the policy
 RO_I64 = types.Array(types.int64, 1, "C", readonly=True)
 RO_F64 = types.Array(types.float64, 1, "C", readonly=True)
 CHANGED_SIG = types.int64(RO_I64, RO_I64, types.int64, RO_F64, types.uint64[::1])
-
-
-@intrinsic
-def readonly_row(typingctx, table, i):
-    """``table[i]`` of a C-contiguous 2-D array as a read-only array without a meminfo: no atomic
-    reference counts (a plain row view costs two), and a policy cannot write to it."""
-    row_type = types.Array(table.dtype, 1, "C", readonly=True)
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, args[0])
-        out = context.make_array(row_type)(context, builder)
-        shape = cgutils.unpack_tuple(builder, src.shape, 2)
-        strides = cgutils.unpack_tuple(builder, src.strides, 2)
-        index = context.cast(builder, args[1], sig.args[1], types.intp)
-        context.populate_array(out, data=builder.gep(src.data, [builder.mul(index, shape[1])]),
-                               shape=cgutils.pack_array(builder, [shape[1]]),
-                               strides=cgutils.pack_array(builder, [strides[1]]), itemsize=src.itemsize,
-                               meminfo=None)
-        return out._getvalue()
-
-    return row_type(table, i), codegen
 
 
 # ``greedy`` of each rule set under today's contract and under the changed one (the same choices as

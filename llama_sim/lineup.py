@@ -3,16 +3,17 @@
 
 Why: a generic kernel asks every policy through a tuple of first-class functions, so one compiled
 kernel (cached on disk) serves every combination of strategies. That call is opaque to the compiler:
-it costs the call and everything around it (what the kernel keeps in registers is stored and
-reloaded). A line-up kernel calls the line-up's compiled policies directly, and Numba compiles them
-together (``benchmarks/ceiling.py`` measures both ways on the same work).
+nothing of the policy is optimised together with the loop around it. A line-up kernel has the
+line-up's policies compiled into its loop (``benchmarks/before_after.py`` and ``llamasim bench`` time
+both kernels; ``benchmarks/ceiling.py`` shows the same on stripped loops).
 
 The price is a compile for each new line-up (about 7 s for a L.A.M.A. kernel on the 2-core machine),
 so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
-one ``run_blocks_with`` source, and differ only in how a policy is asked (``registry.line_up_ask``: through the
-function tuple, or by the line-up's ``decide``); the tests check it on every rule set.
+one ``run_blocks_with`` source and differ only in how a policy is asked (through the function tuple, or
+by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/test_lineup.py`` checks it for both
+rule sets, in rounds and in games.
 
 Disk cache: Numba cannot cache a kernel that takes its policies as dispatcher-typed arguments (every
 process would recompile it), so each line-up gets a small generated module, written next to the
@@ -41,7 +42,8 @@ KERNEL_MODES = ("auto", "generic", "lineup")
 LINEUP_MIN_ROUNDS = 20_000_000
 ROUNDS_PER_GAME = 6
 
-_KERNELS: dict[str, Kernel] = {}
+_KERNELS: dict[str, Kernel] = {}  # by generated module
+_BUILT: dict[tuple, Kernel] = {}  # by (rule set, the ids of the line-up's Strategy objects)
 
 
 def kernel_mode() -> str:
@@ -106,6 +108,12 @@ def _place(game: str, strategies) -> tuple[str, Path]:
     return key, base / "lineups" / f"{key}.py"
 
 
+def _kernel_of(game: str, entries) -> Kernel | None:
+    """The line-up kernel already built in this process for these strategies (``run_chunk`` asks once
+    per chunk: no source files are read again)."""
+    return _BUILT.get((game, tuple(id(s) for s in slot_strategies(entries))))
+
+
 def module_source(game: str, strategies) -> str:
     """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, and the
     rule set's ``run_blocks_with`` bound to it."""
@@ -140,10 +148,14 @@ def line_up_kernel(game: str, entries) -> Kernel:
 
     if not has_line_up_kernels(game):
         raise ValueError(f"{game} has no line-up kernels")
+    built = _kernel_of(game, entries)
+    if built is not None:
+        return built
     strategies = slot_strategies(entries)
     key, path = _place(game, strategies)
     kernel = _KERNELS.get(key)
     if kernel is not None:
+        _BUILT[game, tuple(id(s) for s in strategies)] = kernel
         return kernel
     source = module_source(game, strategies)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -161,4 +173,5 @@ def line_up_kernel(game: str, entries) -> Kernel:
     kernel = Kernel(module.run_blocks, lambda: RUN_BLOCKS_SIG,
                     f"{game} kernel for {', '.join(s.name for s in strategies)}")
     _KERNELS[key] = kernel
+    _BUILT[game, tuple(id(s) for s in strategies)] = kernel
     return kernel

@@ -127,3 +127,15 @@ def test_workers_rebuild_the_kernel_choice():
     game = get_game("party")
     plan = with_kernel(seat_plan(game, [registry.parse_spec("party", "greedy")] * 3, False, game.config()), "lineup")
     assert [p.kernel for p in plans_from_data(plan_data(plan))] == ["lineup"]
+
+
+def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_the_next():
+    script = ("import sys; from llama_sim import lineup, registry; "
+              "entries = [registry.parse_spec('lama', s) for s in ('smart', 'greedy')]; "
+              "kernel = lineup.line_up_kernel('lama', entries); "
+              "print(kernel.is_cached()); kernel.get() if sys.argv[1] == 'build' else None")
+    first = subprocess.run([sys.executable, "-c", script, "build"], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run([sys.executable, "-c", script, "look"], capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["True"]

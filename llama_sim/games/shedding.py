@@ -44,22 +44,30 @@ What the loop avoids, each measured:
   ``can_play[top, c] & held`` (a branch there cost ~40%), and scoring is branch-free
   (``hand_penalty``, ~8%);
 - a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
-  (+10% rounds/s without it); the policy gets its parameters in one reused buffer instead;
+  (+10% rounds/s without it); the policy gets ``views.readonly_row(params, e)``, a view without a
+  meminfo (no copy, no reference counts; the reused buffer it replaced, refilled on every change of
+  entry, cost 6-8%);
 - an integer division per turn for the next seat (~5%);
 - per round (issue 12): allocations and row views (``round_loop``/``game_loop`` take their scratch
   from ``run_blocks``; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
-  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``). The
-  parameter buffer is refilled on an entry change only up to the last parameter either entry uses
-  (nothing between strategies without parameters).
+  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``).
 
 Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
 decisions a round, 4 ``greedy`` 37-39): the per-round framework was ~440 ns (seeding 10, deal 86
 + shuffle, round set-up and 4 decisions ~170, squares ~55) and fell to ~360 ns; a ``greedy``
 decision costs ~18-20 ns, of which the indirect policy call with four array arguments is ~4.4 ns
-(2.0 ns inlined, 3.0 ns with the legal set as one integer argument), so a contract change was not
-worth its cost. Selecting a per-seat array (a view or a tuple element) per decision costs ~25 ns
-(atomic reference counts), so the observation stays one array updated in place. Issue 12's 2x was
-not reached: see ``benchmarks/before_after.py`` for the figures.
+(2.0 ns inlined, 3.0 ns with the legal set as one integer argument). Selecting a per-seat array (a
+view or a tuple element) per decision costs ~25 ns (atomic reference counts), so the observation
+stays one array updated in place; a per-seat observation kept up to date (no hand copy, public
+changes written into every seat's row) measured slower for L.A.M.A. (1146 ns a round against 1027):
+seven codes are cheaper to copy than the public changes are to spread.
+
+The policy call: the generic kernel (``decide`` None) asks through the first-class function tuple,
+which is opaque to the optimiser; a line-up kernel (``llama_sim.lineup``, same source, ``decide`` its
+own) has the policies compiled in. ``benchmarks/ceiling.py`` plays this kernel's work in loops that
+differ only in that call and in the contract: the rest of issue 12's 2x needs both a line-up kernel
+and a contract with the hand as a read-only row and the legal set as a bit mask (its figures are in
+the issue 12 note).
 
 Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
 distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
@@ -535,9 +543,6 @@ def round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, 
         legal[draw_action] = 1 if (pos < deck_len and n_in > 1) else 0
         legal[quit_action] = 1
         e = entry_of_seat[row, seat]
-        # Hand the policy its parameters in one reused buffer: a fresh ``params[e]`` view per call
-        # costs two atomic reference-count updates. Switching entries copies only the parameters
-        # either entry uses (none between two strategies without parameters).
         if decide is None:  # a generic kernel (``registry.line_up_ask``)
             a = policies[slot_of_entry[e]](obs, legal, readonly_row(params, e), prng)
         else:
