@@ -69,9 +69,9 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
         calls = [0]
 
         def counted(policy):
-            def call(obs, legal, params, rng):
+            def call(*args):  # either tree's policy contract
                 calls[0] += 1
-                return policy(obs, legal, params, rng)
+                return policy(*args)
             return call
 
         entries = [(counted(p.strategy.policy), p.params) for p in plan.entries]  # the values the kernel plays

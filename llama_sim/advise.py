@@ -490,10 +490,10 @@ from llama_sim.registry import get as _get
 _S = _get("{game}", "{name}").policy
 
 
-def forced(obs, legal, params, rng):
+def forced(obs, hand, legal, params, rng):
     if obs[{turn}] == 0:
         return _np.int64(params[params.shape[0] - 1])
-    return _S(obs, legal, params, rng)
+    return _S(obs, hand, legal, params, rng)
 """
 
 
@@ -532,10 +532,10 @@ def forced_policy(game: str, strategy_key: str, policy, turn_index: int):
         except OSError:
             pass
 
-    def forced(obs, legal, params, rng):
+    def forced(obs, hand, legal, params, rng):
         if obs[turn_index] == 0:
             return np.int64(params[params.shape[0] - 1])
-        return policy(obs, legal, params, rng)
+        return policy(obs, hand, legal, params, rng)
 
     forced.__qualname__ = f"forced_{game}_{strategy_key.replace('.', '_')}"
     return Kernel(forced, lambda: POLICY_SIG, f"{game} forced first action", nogil=False).get()

@@ -27,9 +27,9 @@ BENCH_STRATEGY = {"dice": "threshold"}  # per-game line-up; default greedy
 
 def counting(policy, counter: list[int]):
     """``policy`` for the reference engine, adding 1 to ``counter[0]`` at every call."""
-    def call(obs, legal, params, rng):
+    def call(*args):  # the contract's arguments, passed on as they are
         counter[0] += 1
-        return policy(obs, legal, params, rng)
+        return policy(*args)
     return call
 
 

@@ -127,10 +127,10 @@ def module_source(game: str, strategies) -> str:
         "",
     ]
     lines += [f"P{k} = _strategy({game!r}, {s.name!r}).policy" for k, s in enumerate(strategies)]
-    lines += ["", "", '@njit(nogil=True, inline="always")', "def decide(decide, policies, slot, obs, legal, params, rng):"]
+    lines += ["", "", '@njit(nogil=True, inline="always")', "def decide(decide, policies, slot, obs, hand, legal, params, rng):"]
     for k in range(len(strategies) - 1):
-        lines += [f"    if slot == {k}:", f"        return P{k}(obs, legal, params, rng)"]
-    lines += [f"    return P{len(strategies) - 1}(obs, legal, params, rng)", "", ""]
+        lines += [f"    if slot == {k}:", f"        return P{k}(obs, hand, legal, params, rng)"]
+    lines += [f"    return P{len(strategies) - 1}(obs, hand, legal, params, rng)", "", ""]
     lines += [
         "def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,",
         "               policies, slot_of_entry, params, cfg, s1, s2):",

@@ -2,13 +2,21 @@
 
 The contract, identical for every rule set::
 
-    policy(obs: readonly int64[::1], legal: readonly uint8[::1], params: readonly float64[::1],
-           rng: uint64[::1]) -> int64
+    policy(obs: readonly int64[::1], hand: readonly int64[::1], legal: int64,
+           params: readonly float64[::1], rng: uint64[::1]) -> int64
 
-``obs`` is the acting player's observation (layout documented in each game module, only what that
-player can see), ``legal[a] == 1`` marks legal actions, ``params`` holds the strategy's parameters
-in declaration order (padded to ``MAX_PARAMS``), ``rng`` is a generator state for ``llama_sim.rng``
+``obs`` is the acting player's public observation (layout documented in each game module: what that
+player can see, except its own cards), ``hand`` the acting player's own cards as a count per card code
+(dice: its row), ``legal`` the legal actions as a bit mask (action ``a`` is legal when
+``(legal >> a) & 1``; every rule set has fewer than 64 actions), ``params`` the strategy's parameters in
+declaration order (padded to ``MAX_PARAMS``), ``rng`` a generator state for ``llama_sim.rng``
 functions. The return value is an action index of the game's action enum.
+
+Why this shape (issue 12): the engine hands over its own row of the seat's counts as a read-only view
+and the legal set as one integer, so a decision copies nothing (the contract before it,
+``policy(obs, legal, params, rng)``, had the hand inside ``obs`` and the legal set as a byte array,
+both rebuilt at every decision). A strategies file written for that contract is refused at load with
+one line naming the change (``OLD_CONTRACT``).
 
 Dispatch choice: a strategy is compiled (lazily, ``cache=True``) for exactly ``POLICY_SIG`` and the
 kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)``. Because the kernel's
@@ -34,28 +42,34 @@ from numba.extending import overload
 from .errors import UsageError
 from .jit import Kernel
 
-# What the engine hands a policy is read-only to it: writing to ``obs``, ``legal`` or ``params`` is a
-# compile error, so a strategy cannot mark an action legal or change what other seats observe.
+# What the engine hands a policy is read-only to it: writing to ``obs``, ``hand`` or ``params`` is a
+# compile error (and ``legal`` is a value), so a strategy cannot change what the engine relies on.
 OBS_TYPE = types.Array(types.int64, 1, "C", readonly=True)
-LEGAL_TYPE = types.Array(types.uint8, 1, "C", readonly=True)
+HAND_TYPE = types.Array(types.int64, 1, "C", readonly=True)
+LEGAL_TYPE = types.int64
 PARAMS_TYPE = types.Array(types.float64, 1, "C", readonly=True)
-POLICY_SIG = types.int64(OBS_TYPE, LEGAL_TYPE, PARAMS_TYPE, types.uint64[::1])
+POLICY_SIG = types.int64(OBS_TYPE, HAND_TYPE, LEGAL_TYPE, PARAMS_TYPE, types.uint64[::1])
+POLICY_ARGS = ("obs", "hand", "legal", "params", "rng")
+OLD_CONTRACT = ("is written for the policy contract before issue 12, policy(obs, legal, params, rng); a policy "
+                "is now policy(obs, hand, legal, params, rng): its own cards left obs (whose later fields moved "
+                "up) for hand, a count per card code, and legal is an int64 bit mask (action a is legal when "
+                "(legal >> a) & 1) - see llama_sim.registry")
 POLICY_TYPE = types.FunctionType(POLICY_SIG)
 MAX_PARAMS = 8
 MAX_POLICIES = 6
 POLICIES_TYPE = types.UniTuple(POLICY_TYPE, MAX_POLICIES)
 
 
-def line_up_ask(decide, policies, slot, obs, legal, params, rng):
+def line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
     """How a line-up kernel (``llama_sim.lineup``) asks the policy of slot ``slot``: by its own jitted
     ``decide``, which takes these arguments and calls the line-up's policies directly. A generic kernel
-    passes ``decide=None`` and calls ``policies[slot](obs, legal, params, rng)`` in the first-class
+    passes ``decide=None`` and calls ``policies[slot](obs, hand, legal, params, rng)`` in the first-class
     function tuple itself, so one compiled kernel serves every line-up::
 
         if decide is None:  # known while compiling: the branch not taken is dropped
-            a = policies[slot](obs, legal, params, rng)
+            a = policies[slot](obs, hand, legal, params, rng)
         else:
-            a = line_up_ask(decide, policies, slot, obs, legal, params, rng)
+            a = line_up_ask(decide, policies, slot, obs, hand, legal, params, rng)
 
     (The tuple call stays written out in the kernel: wrapped in any inlined helper it measured half as
     fast, the tuple being copied at each call.) Jitted code only."""
@@ -63,7 +77,7 @@ def line_up_ask(decide, policies, slot, obs, legal, params, rng):
 
 
 @overload(line_up_ask, inline="always")
-def _line_up_ask(decide, policies, slot, obs, legal, params, rng):
+def _line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
     """``decide`` compiled into the kernel from its Python source: a call through its dispatcher would
     stay a call, opaque to the optimiser."""
     if isinstance(decide, types.Dispatcher):
@@ -177,6 +191,11 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
     players use when only 2, 4 and 6 are declared)."""
 
     def decorate(fn):
+        arity = fn.__code__.co_argcount
+        if arity != len(POLICY_ARGS):
+            where = "" if fn.__module__.startswith("llama_sim.") else f" in {fn.__code__.co_filename}"
+            what = OLD_CONTRACT if arity == 4 else f"takes {arity} arguments, not the contract's {', '.join(POLICY_ARGS)}"
+            raise UsageError(f"{game} strategy '{name}'{where} {what}")
         plist = tuple(Param(k, float(v[0]), float(v[1]), float(v[2]), *(v[3:4])) for k, v in (params or {}).items())
         if len(plist) > MAX_PARAMS:
             raise ValueError(f"a strategy takes at most {MAX_PARAMS} parameters")

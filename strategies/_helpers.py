@@ -1,38 +1,47 @@
 """Small jitted building blocks that many policies use."""
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from llama_sim import rng as R
 
 
 @njit(cache=True, inline="always")
 def random_legal(legal, rng):
-    """A uniformly random legal action (one draw from ``rng``)."""
+    """A uniformly random legal action of the bit mask ``legal`` (one draw from ``rng``): the k-th
+    legal action in increasing order, k uniform."""
     k = 0
-    for a in range(legal.shape[0]):
-        k += legal[a]
+    bits = legal
+    while bits:
+        bits &= bits - 1
+        k += 1
     pick = R.randint(rng, k)
-    for a in range(legal.shape[0]):
-        if legal[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
+    bits = legal
+    for _ in range(pick):
+        bits &= bits - 1
+    return lowest_bit(bits)
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(bits):
+    """The index of the lowest set bit of ``bits``; -1 when none is set."""
+    if bits == 0:
+        return -1
+    return np.int64(trailing_zeros(bits))
 
 
 @njit(cache=True, inline="always")
 def first_legal(legal):
-    for a in range(legal.shape[0]):
-        if legal[a]:
-            return a
-    return -1
+    """The legal action with the smallest index; -1 if none."""
+    return lowest_bit(legal)
 
 
 @njit(cache=True, inline="always")
-def count_penalty(obs, start, penalty_of_code):
-    """Distinct-value penalty of a count vector stored in ``obs[start:start+len(penalty_of_code)]``."""
+def count_penalty(hand, penalty_of_code):
+    """Distinct-value penalty of the count vector ``hand``: each code held scores its penalty once."""
     total = 0
     for c in range(penalty_of_code.shape[0]):
-        if obs[start + c] > 0:
+        if hand[c] > 0:
             total += penalty_of_code[c]
     return total
 

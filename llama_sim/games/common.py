@@ -167,17 +167,23 @@ def entry_of(player, seat: int) -> int:
     return getattr(player, "entry", seat)
 
 
-def ask_policy(player, seat: int, obs: np.ndarray, legal: np.ndarray, prng: np.ndarray) -> int:
-    """A reference engine's decision: the seat's policy answers on ``obs`` and a read-only copy of
-    ``legal`` (the engine's own mask); an answer outside ``legal`` raises
-    ``ValueError("illegal action", entry, seat, action)``."""
+def ask_policy(player, seat: int, obs: np.ndarray, hand: np.ndarray, legal: int, prng: np.ndarray) -> int:
+    """A reference engine's decision: the seat's policy answers on read-only copies of ``obs`` and of
+    ``hand`` (the seat's own counts) and on ``legal``, the engine's own bit mask of the legal actions;
+    an answer outside ``legal`` raises ``ValueError("illegal action", entry, seat, action)``."""
     policy, params = player
-    shown = legal.copy()
-    shown.flags.writeable = False
-    action = int(policy(obs, shown, params, prng))
-    if not (0 <= action < len(legal) and legal[action]):
+    shown_obs, shown_hand = obs.copy(), np.ascontiguousarray(hand, dtype=np.int64).copy()
+    shown_obs.flags.writeable = False
+    shown_hand.flags.writeable = False
+    action = int(policy(shown_obs, shown_hand, np.int64(legal), params, prng))
+    if not (action >= 0 and (legal >> action) & 1):
         raise ValueError(ILLEGAL_ACTION, entry_of(player, seat), seat, action)
     return action
+
+
+def legal_bits(legal: np.ndarray) -> int:
+    """A reference engine's 0/1 array of legal actions as the contract's bit mask."""
+    return sum(1 << int(a) for a in np.flatnonzero(legal))
 
 
 def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
