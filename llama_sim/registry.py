@@ -192,10 +192,9 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
 
     def decorate(fn):
         arity = fn.__code__.co_argcount
-        if arity != len(POLICY_ARGS):
-            where = "" if (fn.__module__ or "").startswith("llama_sim.") else f" in {fn.__code__.co_filename}"
+        if arity != len(POLICY_ARGS):  # (``load_file`` adds the file's name to the message)
             what = OLD_CONTRACT if arity == 4 else f"takes {arity} arguments, not the contract's {', '.join(POLICY_ARGS)}"
-            raise UsageError(f"{game} strategy '{name}'{where} {what}")
+            raise UsageError(f"{game} strategy '{name}' {what}")
         plist = tuple(Param(k, float(v[0]), float(v[1]), float(v[2]), *(v[3:4])) for k, v in (params or {}).items())
         if len(plist) > MAX_PARAMS:
             raise ValueError(f"a strategy takes at most {MAX_PARAMS} parameters")
