@@ -704,10 +704,10 @@ shedding_rollouts = Kernel(_shedding_rollouts, lambda: _SHEDDING_SIG, "advise la
 
 @njit(cache=True, nogil=True)
 def _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                   policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+                   policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """-> (out_seat, last_actor)"""
     out, last_actor, _ = KK.play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                                       policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+                                       policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
     return out, last_actor
 
 
@@ -736,7 +736,6 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
     points = np.zeros(n, np.int64)
     deck = base_deck.copy()
     obs = np.zeros(KT.OBS_LEN, np.int64)
-    legal = np.zeros(KT.N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
     v = np.zeros(3 * k_actions, np.int64)
     totals = np.zeros(n, np.int64)
@@ -758,7 +757,7 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
             out, last_actor = _kadabra_round(n, hands, pile, discard, quit, ones, tens, board, 0,
-                                             policies, slot_of_entry, params, first_entries, prng, obs, legal, log)
+                                             policies, slot_of_entry, params, first_entries, prng, obs, log)
             _kd_score_round(n, hands, out, ones, tens, board, points)
             v[k] = ones[0] + 10 * tens[0] - before
             v[k_actions + k] = 1 if out == 0 else 0
@@ -778,7 +777,7 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                     KK.deal_round(n, deck, hands, discard, quit, board)
                     out, last_actor = _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                                                      policies, slot_of_entry, params, rest_entries, prng, obs,
-                                                     legal, log)
+                                                     log)
                     _kd_score_round(n, hands, out, ones, tens, board, points)
                     start = last_actor
                 v[2 * k_actions + k] = win_units(totals, n)[0]

@@ -8,9 +8,10 @@ replayed by hand: the kernel itself is stopped at the decision. Every seat plays
 the policy's own choice). A game is played with the action log; each logged DRAW, QUIT or
 RETURN_MAGIC (what a stuck player can do) is a candidate: the round is played again from its deal
 with the same policy stream, the stepper returning an illegal action at that decision, so the
-kernel raises before changing anything and its arrays hold the TRUE state of the decision (hands,
-pile, tokens, stage, magic token) and its legal mask (is it stuck?). From there, as in ``chart.py``:
-quit, then everyone plays the policy to the end of the round; draw, then the same, both with the
+kernel raises before changing anything and its arrays and ``obs`` hold the TRUE state of the decision
+(hands, pile, tokens, stage, magic token), from which ``_stuck`` tells whether it is stuck (the kernel
+wrote its legal set into a byte array before issue 12; now it hands the policy a bit mask only). From
+there, as in ``chart.py``: quit, then everyone plays the policy to the end of the round; draw, then the same, both with the
 same fresh policy stream (common random numbers). The deciding seat's first action is forced by the
 same stepper at decision 0. One adapter, ``_kadabra_round``, calls the kernel.
 
@@ -58,10 +59,10 @@ def stepper_policy(policy):
     (``OBS_TURN``) return ``params[-1]`` (``STOP``: illegal, the kernel stops there)."""
     turn_index = KT.OBS_TURN
 
-    def step(obs, legal, params, rng):
+    def step(obs, hand, legal, params, rng):
         if obs[turn_index] == params[params.shape[0] - 2]:
             return np.int64(params[params.shape[0] - 1])
-        return policy(obs, legal, params, rng)
+        return policy(obs, hand, legal, params, rng)
 
     step.__qualname__ = "kadabra_chart_stepper"
     return Kernel(step, lambda: POLICY_SIG, "kadabra chart stepper", nogil=False).get()
@@ -69,12 +70,12 @@ def stepper_policy(policy):
 
 @njit(cache=True, nogil=True)
 def _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                   policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+                   policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """The one adapter to the Kadabra kernel: play the round on from a state, in place.
     Returns (out_seat, last_actor, decisions taken), or (-2, -1, -1) when a stepper stopped it."""
     try:
         return KK.play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                             policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+                             policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
     except Exception:
         return -2, -1, -1
 
@@ -83,6 +84,22 @@ def _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
 def _totals(n, ones, tens, out):
     for s in range(n):
         out[s] = ones[s] + 10 * tens[s]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stuck(obs, hands):
+    """At a decision where a stepper stopped the kernel (its arrays and ``obs`` hold that decision's
+    state): a normal turn in which drawing is legal and no card fits. (The kernel's legal set, a bit
+    mask since issue 12, is not written anywhere; this is its rule for the turn: draw while the pile has
+    cards and somebody else is in the round, a card when ``PLAYABLE`` on the top's kind.)"""
+    if obs[KT.OBS_PHASE] != KT.PHASE_TURN or obs[KT.OBS_DRAW_PILE] <= 0 or obs[KT.OBS_ACTIVE] <= 1:
+        return False
+    seat = obs[KT.OBS_SEAT]
+    top = obs[KT.OBS_TOP]
+    for c in range(KT.N_CODES):
+        if hands[seat, c] > 0 and KT.PLAYABLE[top, c]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -97,7 +114,7 @@ def _hand_points(hands, s):
 @njit(cache=True, nogil=True)
 def _branch_value(n, seat, action, measure, hands, deck, discard, quit, ones, tens, board, before,
                   policies, slot_of_entry, params, entry_of_seat, prng, grng,
-                  bh, bdeck, bd, bq, bo, bt, bb, after, points, obs, legal, nolog):
+                  bh, bdeck, bd, bq, bo, bt, bb, after, points, obs, nolog):
     """Value for ``seat`` (lower is better) of ``action`` (QUIT or DRAW) now, the policy playing on."""
     bh[:, :] = hands
     bd[:] = discard
@@ -111,7 +128,7 @@ def _branch_value(n, seat, action, measure, hands, deck, discard, quit, ones, te
     entry_of_seat[:] = 0
     entry_of_seat[seat] = STEP_ENTRY
     out, last_actor, _ = _kadabra_round(n, bh, bdeck, bd, bq, bo, bt, bb, seat, policies, slot_of_entry, params,
-                                        entry_of_seat, prng, obs, legal, nolog)
+                                        entry_of_seat, prng, obs, nolog)
     entry_of_seat[seat] = 0
     kd_score_round(n, bh, out, bo, bt, bb, points)
     _totals(n, bo, bt, after)
@@ -126,7 +143,7 @@ def _branch_value(n, seat, action, measure, hands, deck, discard, quit, ones, te
         R.shuffle(bdeck, grng)
         kd_deal_round(n, bdeck, bh, bd, bq, bb)
         out, last_actor, _ = _kadabra_round(n, bh, bdeck, bd, bq, bo, bt, bb, start, policies, slot_of_entry,
-                                            params, entry_of_seat, prng, obs, legal, nolog)
+                                            params, entry_of_seat, prng, obs, nolog)
         kd_score_round(n, bh, out, bo, bt, bb, points)
         _totals(n, bo, bt, after)
         start = last_actor
@@ -173,7 +190,6 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     points = np.zeros(n, np.int64)
     totals = np.zeros(n, np.int64)  # the game's scores after a round
     obs = np.zeros(KT.OBS_LEN, np.int64)
-    legal = np.zeros(KT.N_ACTIONS, np.uint8)
     log = np.zeros((4096, 2), np.int64)
     nolog = np.zeros((0, 2), np.int64)
     drng = np.zeros(2, np.uint64)
@@ -206,7 +222,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
             entry_of_seat[:] = 0
             out, last_actor, turns = _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                                                     policies, slot_of_entry, params, entry_of_seat, prng, obs,
-                                                    legal, log)
+                                                    log)
             for k in range(min(turns, log.shape[0])):
                 a = log[k, 1]
                 if a != KT.DRAW and a != KT.QUIT and a != KT.RETURN_MAGIC:
@@ -223,16 +239,9 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 params[STEP_ENTRY, last_col - 1] = k
                 params[STEP_ENTRY, last_col] = STOP
                 stopped, _, _ = _kadabra_round(n, h, deck, d, q, o, t, b, start, policies, slot_of_entry, params,
-                                               entry_of_seat, sp, obs, legal, nolog)
+                                               entry_of_seat, sp, obs, nolog)
                 entry_of_seat[:] = 0
-                if stopped != -2 or obs[KT.OBS_PHASE] != KT.PHASE_TURN or legal[KT.DRAW] == 0:
-                    continue
-                stuck = True
-                for c in range(KT.N_CODES):
-                    if legal[c]:
-                        stuck = False
-                        break
-                if not stuck:
+                if stopped != -2 or not _stuck(obs, h):
                     continue
                 seat = obs[KT.OBS_SEAT]
                 pile = obs[KT.OBS_DRAW_PILE]
@@ -247,12 +256,12 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                 vq = _branch_value(n, seat, KT.QUIT, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
                                    params, entry_of_seat, bp, grng, bh, bdeck, bd, bq, bo, bt, bb, after, points,
-                                   obs, legal, nolog)
+                                   obs, nolog)
                 R.seed_state(bp, seed, g, BRANCH_STREAM + 2 * k_dec)
                 R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                 vd = _branch_value(n, seat, KT.DRAW, measure, h, deck, d, q, o, t, b, before, policies, slot_of_entry,
                                    params, entry_of_seat, bp, grng, bh, bdeck, bd, bq, bo, bt, bb, after, points,
-                                   obs, legal, nolog)
+                                   obs, nolog)
                 k_dec += 1
                 pq = 1 if a == KT.QUIT else 0
                 nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, tc, pts, pile_bin[pile], vq - vd, pq)

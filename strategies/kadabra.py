@@ -4,7 +4,9 @@ when it holds more cards above the top than at it; figures in its docstring).
 
 Every policy answers three kinds of decision, told apart by ``obs[OBS_PHASE]``: a normal turn
 (play / draw / quit / return the magic token), a show (play a llama / collect / return the magic
-token) and a give-away target (give to seat k).
+token) and a give-away target (give to seat k). Contract (issue 12): ``policy(obs, hand, legal, params,
+rng)`` with ``hand`` the own cards as a count per card code and ``legal`` a bit mask (action a is legal
+when ``(legal >> a) & 1``); loops over legal cards walk the set bits in increasing code order.
 
 ``showman`` measured (4 players, ``llamasim compare --game kadabra --players 4 greedy showman``,
 seed 1; differences greedy - showman with 95% paired intervals): 400,000 rounds: penalty per
@@ -21,25 +23,31 @@ instead of playing a llama into it) are there to measure what using the token an
 (``llamasim run experiments/kadabra-magic-and-show.toml``, 100,000 games, paired win-rate edge of
 showman over the variant, 4 players): +0.040 [+0.038, +0.043] and +0.056 [+0.054, +0.058].
 """
+import numpy as np
 from numba import njit
 
 from llama_sim.games.kadabra.tables import (
     CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA_CODES, MAGIC_POINTS, MAGIC_STAGE, N_CODES, N_VALUES,
-    OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
+    OBS_ACTIVE, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
     OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW, QUIT,
-    RETURN_MAGIC, SHOW_AT,
+    LLAMA_BITS, RETURN_MAGIC, SHOW_AT,
 )
 from llama_sim.games.kadabra.tables import hand_points as counts_points  # of a count vector over codes
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import climbs, random_legal
+from llama_sim.strategies._helpers import climbs, lowest_bit, random_legal
+
+CARD_BITS = (1 << N_CODES) - 1  # the play actions 0..35 of a legal mask
+# SAME_VALUE_BITS[top kind]: the codes sharing a value with that top (a double: either of its values)
+SAME_VALUE_BITS = np.array([sum(1 << c for c in range(N_CODES) if CODE_VALUES[c] & KIND_VALUES[k])
+                            for k in range(KIND_VALUES.shape[0])], dtype=np.int64)
 
 # ----------------------------------------------------------------------------- building blocks
 
 
 @njit(cache=True, inline="always")
-def hand_points(obs):
-    """Points the own hand would score now (the game's ``tables.hand_points`` of the counts in ``obs``)."""
-    return counts_points(obs[OBS_HAND:OBS_HAND + N_CODES])
+def hand_points(hand):
+    """Points the own hand would score now (the game's ``tables.hand_points`` of ``hand``'s counts)."""
+    return counts_points(hand)
 
 
 @njit(cache=True, inline="always")
@@ -52,34 +60,27 @@ def points_of(obs, seat):
 
 
 @njit(cache=True, inline="always")
-def llamas_held(obs):
+def llamas_held(hand):
     k = 0
     for i in range(LLAMA_CODES.shape[0]):
-        k += obs[OBS_HAND + LLAMA_CODES[i]]
+        k += hand[LLAMA_CODES[i]]
     return k
 
 
 @njit(cache=True, inline="always")
 def first_legal_llama(legal):
-    for i in range(LLAMA_CODES.shape[0]):
-        if legal[LLAMA_CODES[i]]:
-            return LLAMA_CODES[i]
-    return -1
+    """The legal llama of the lowest code; -1 if none."""
+    return lowest_bit(legal & LLAMA_BITS)
 
 
 @njit(cache=True, inline="always")
 def greedy_play(obs, legal):
     """A card of the top card's own value before one a value higher (so a llama on a llama before a
     1); within that, code order (plain before symbol cards). -1 if nothing is playable."""
-    top_values = KIND_VALUES[obs[OBS_TOP]]
-    higher = -1
-    for c in range(N_CODES):
-        if legal[c]:
-            if CODE_VALUES[c] & top_values:
-                return c
-            if higher < 0:
-                higher = c
-    return higher
+    same = legal & SAME_VALUE_BITS[obs[OBS_TOP]]
+    if same:
+        return lowest_bit(same)
+    return lowest_bit(legal & CARD_BITS)
 
 
 @njit(cache=True, inline="always")
@@ -89,7 +90,7 @@ def next_target(obs, legal):
     n = obs[OBS_PLAYERS]
     for step in range(1, n):
         t = (seat + step) % n
-        if legal[GIVE + t]:
+        if (legal >> (GIVE + t)) & 1:
             return GIVE + t
     return -1
 
@@ -103,7 +104,7 @@ def leader_target(obs, legal):
     best_points = 1 << 40
     for step in range(1, n):
         t = (seat + step) % n
-        if legal[GIVE + t]:
+        if (legal >> (GIVE + t)) & 1:
             p = points_of(obs, t)
             if p < best_points:
                 best_points = p
@@ -117,7 +118,7 @@ def greedy_show(obs, legal):
     a = first_legal_llama(legal)
     if a >= 0:
         return a
-    if legal[RETURN_MAGIC]:
+    if (legal >> RETURN_MAGIC) & 1:
         return RETURN_MAGIC
     return COLLECT
 
@@ -131,7 +132,7 @@ def trailer_target(obs, legal):
     best_points = -1
     for step in range(1, n):
         t = (seat + step) % n
-        if legal[GIVE + t]:
+        if (legal >> (GIVE + t)) & 1:
             p = points_of(obs, t)
             if p > best_points:
                 best_points = p
@@ -154,7 +155,7 @@ def leading(obs):
 
 
 @strategy("kadabra", "always_quit", "Quits at its first turn; in a show collects; gives to the next player.")
-def always_quit(obs, legal, params, rng):
+def always_quit(obs, hand, legal, params, rng):
     phase = obs[OBS_PHASE]
     if phase == PHASE_SHOW:
         return COLLECT
@@ -164,7 +165,7 @@ def always_quit(obs, legal, params, rng):
 
 
 @strategy("kadabra", "random", "Uniformly random legal action in every decision.")
-def random(obs, legal, params, rng):
+def random(obs, hand, legal, params, rng):
     return random_legal(legal, rng)
 
 
@@ -172,7 +173,7 @@ def random(obs, legal, params, rng):
           "Plays whenever it can (same value before one higher), else returns the magic token, else draws, "
           "else quits; in a show plays a llama, else passes with the magic token, else collects; gives to "
           "the next player.")
-def greedy(obs, legal, params, rng):
+def greedy(obs, hand, legal, params, rng):
     phase = obs[OBS_PHASE]
     if phase == PHASE_GIVE:
         return next_target(obs, legal)
@@ -181,9 +182,9 @@ def greedy(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[RETURN_MAGIC]:
+    if (legal >> RETURN_MAGIC) & 1:
         return RETURN_MAGIC
-    if legal[DRAW]:
+    if (legal >> DRAW) & 1:
         return DRAW
     return QUIT
 
@@ -193,7 +194,7 @@ def greedy(obs, legal, params, rng):
           "would score at most quit_at, else draws.",
           params={"quit_at": (8, 0, 100, "quit when unable to play and hand points (+10 magic) <= quit_at")},
           presets={2: {"quit_at": 12}, 4: {"quit_at": 0}, 6: {"quit_at": 3}})
-def threshold(obs, legal, params, rng):
+def threshold(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g kadabra --strategy threshold -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g kadabra -p
     N threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
@@ -208,12 +209,12 @@ def threshold(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[RETURN_MAGIC]:
+    if (legal >> RETURN_MAGIC) & 1:
         return RETURN_MAGIC
-    cost = hand_points(obs)
+    cost = hand_points(hand)
     if obs[OBS_MAGIC] == obs[OBS_SEAT]:
         cost += MAGIC_POINTS
-    if cost <= params[0] or not legal[DRAW]:
+    if cost <= params[0] or (legal >> DRAW) & 1 == 0:
         return QUIT
     return DRAW
 
@@ -264,7 +265,7 @@ def stage_points(obs):
           presets={2: {"quit_at": 14, "out_value": 2, "flee": 2.95, "pass_at": 5, "target": 1},
                    4: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0},
                    6: {"quit_at": 4, "out_value": 2, "flee": 0.5, "pass_at": 0, "target": 0}})
-def showman(obs, legal, params, rng):
+def showman(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g kadabra --strategy showman -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g kadabra -p
     N showman:<preset> showman:quit_at=4,out_value=2,flee=0.5,pass_at=0,target=0 --games 20000 --seed 5
@@ -293,26 +294,26 @@ def showman(obs, legal, params, rng):
             a = first_legal_llama(legal)
             if a >= 0:
                 return a
-        if legal[RETURN_MAGIC] and params[5] > 0:
+        if (legal >> RETURN_MAGIC) & 1 and params[5] > 0:
             return RETURN_MAGIC
         return COLLECT
-    if legal[RETURN_MAGIC] and params[5] > 0 and fewest_cards_of_others(obs) <= params[3]:
+    if (legal >> RETURN_MAGIC) & 1 and params[5] > 0 and fewest_cards_of_others(obs) <= params[3]:
         return RETURN_MAGIC  # the round may end before the next turn: shed the magic token's 10 now
     own_magic = obs[OBS_MAGIC] == seat
     limit = params[0]
     # Going out returns a token: a 10 when no 1s are held, worth staying in for.
     limit -= params[1] * (10 if obs[OBS_ONES + seat] == 0 and obs[OBS_TENS + seat] > 0 else 1)
     if (obs[OBS_STAGE_TOKENS] >= SHOW_AT - 1 and obs[OBS_ACTIVE] > 1 and not own_magic
-            and llamas_held(obs) == 0):
+            and llamas_held(hand) == 0):
         # A show is one llama away and this hand could not answer it: out of the round is out of the show.
         limit += params[2] * stage_points(obs)
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[RETURN_MAGIC] and params[5] > 0:
+    if (legal >> RETURN_MAGIC) & 1 and params[5] > 0:
         return RETURN_MAGIC
-    cost = hand_points(obs) + (MAGIC_POINTS if own_magic else 0)
-    if cost <= limit or not legal[DRAW]:
+    cost = hand_points(hand) + (MAGIC_POINTS if own_magic else 0)
+    if cost <= limit or (legal >> DRAW) & 1 == 0:
         return QUIT
     return DRAW
 
@@ -342,23 +343,22 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     """showman's play; when stuck (a normal turn, no card fits, drawing legal) and the magic token
     cannot pass the turn, the chart's choice ``quit_table[token class, hand points, bin_of[value]]``
     (1: quit), where the token class is what going out returns (a 10 if held, else a 1, else nothing)
     and the value the cards left in the draw pile (``feature`` 0) or the smallest hand of an opponent
     still in (1)."""
-    if obs[OBS_PHASE] != PHASE_TURN or not legal[DRAW] or legal[RETURN_MAGIC]:
-        return showman_play(obs, legal, SHOWMAN_PARAMS, rng)
-    for c in range(N_CODES):
-        if legal[c]:
-            return showman_play(obs, legal, SHOWMAN_PARAMS, rng)
+    if obs[OBS_PHASE] != PHASE_TURN or (legal >> DRAW) & 1 == 0 or (legal >> RETURN_MAGIC) & 1:
+        return showman_play(obs, hand, legal, SHOWMAN_PARAMS, rng)
+    if legal & CARD_BITS:
+        return showman_play(obs, hand, legal, SHOWMAN_PARAMS, rng)
     seat = obs[OBS_SEAT]
     t = 2 if obs[OBS_TENS + seat] > 0 else (1 if obs[OBS_ONES + seat] > 0 else 0)  # chart_data.TOKENS
     value = obs[OBS_DRAW_PILE]
     if feature == FEATURE_OPPONENT:
         value = min(MAX_HAND - 1, fewest_cards_of_others(obs))
-    if quit_table[t, hand_points(obs), bin_of[value]]:
+    if quit_table[t, hand_points(hand), bin_of[value]]:
         return QUIT
     return DRAW
 
@@ -367,8 +367,8 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
           "Plays like showman; when no card fits (and the magic token cannot pass) it quits or draws as the "
           "bundled quit chart says for its hand points, the smallest hand of an opponent still in and the "
           "token going out would return (llamasim chart --game kadabra).")
-def chart(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+def chart(obs, hand, legal, params, rng):
+    return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
 
 
@@ -378,17 +378,17 @@ CLIMB_MIN_OPPONENTS = 3  # as L.A.M.A.'s and Party's climber (min_opponents): cl
 
 
 @njit(cache=True, inline="always")
-def held_with_value(obs, v):
+def held_with_value(hand, v):
     """Cards held that carry value ``v`` (0..5 the values 1..6, 6 the llama; a double counts for both)."""
     k = 0
     for c in range(N_CODES):
         if CODE_VALUES[c] >> v & 1:
-            k += obs[OBS_HAND + c]
+            k += hand[c]
     return k
 
 
 @njit(cache=True, inline="always")
-def climb_card(obs, legal, card, same, two_up, far_up):
+def climb_card(obs, hand, legal, card, same, two_up, far_up):
     """climber's card instead of greedy's ``card``: on a single-valued top, with at least
     CLIMB_MIN_OPPONENTS opponents still in and ``card`` of the top's value, a legal single-valued card of
     the next value up (the first by code) when ``climbs`` (cards held 0..4 values above the top); else
@@ -403,10 +403,13 @@ def climb_card(obs, legal, card, same, two_up, far_up):
     if t < 0 or CODE_VALUES[card] & top_values == 0:
         return card
     up = (t + 1) % N_VALUES
-    for c in range(N_CODES):
-        if legal[c] and CODE_VALUES[c] == 1 << up:
-            if climbs(held_with_value(obs, t), held_with_value(obs, up), held_with_value(obs, (t + 2) % N_VALUES),
-                      held_with_value(obs, (t + 3) % N_VALUES) + held_with_value(obs, (t + 4) % N_VALUES),
+    bits = legal & CARD_BITS
+    while bits:
+        c = lowest_bit(bits)
+        bits &= bits - 1
+        if CODE_VALUES[c] == 1 << up:
+            if climbs(held_with_value(hand, t), held_with_value(hand, up), held_with_value(hand, (t + 2) % N_VALUES),
+                      held_with_value(hand, (t + 3) % N_VALUES) + held_with_value(hand, (t + 4) % N_VALUES),
                       same, two_up, far_up):
                 return c
             return card
@@ -424,7 +427,7 @@ CLIMB_TWO_UP, CLIMB_FAR_UP = 1.0, 0.3  # climber's weights of n(+2) and n(+3) + 
                      for p in _get_strategy("kadabra", "showman").params},
                   "same": (2, 0, 8, "weight of the cards held of the top's value")},
           presets=_get_strategy("kadabra", "showman").presets)
-def climber(obs, legal, params, rng):
+def climber(obs, hand, legal, params, rng):
     """Beats ``showman`` and ``chart``, the previous best, at 4 to 6 players; at 2 and 3 players it plays
     exactly as showman (climbing needs three opponents in the round; parameters and presets of the first
     seven are showman's). Showman's seven parameters leave one of the eight for the climbing rule:
@@ -448,7 +451,7 @@ def climber(obs, legal, params, rng):
     (`llamasim tune -g kadabra --strategy climber -p N --vs self --budget 1000000 --seed 1 --threads 1`:
     67 candidates, 65 dropped as worse, the pick = the start).
     """
-    a = showman_play(obs, legal, params, rng)
+    a = showman_play(obs, hand, legal, params, rng)
     if obs[OBS_PHASE] != PHASE_TURN or a >= N_CODES or a != greedy_play(obs, legal):
         return a
-    return climb_card(obs, legal, a, params[7], CLIMB_TWO_UP, CLIMB_FAR_UP)
+    return climb_card(obs, hand, legal, a, params[7], CLIMB_TWO_UP, CLIMB_FAR_UP)

@@ -150,10 +150,10 @@ def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_f
         for name in t.index:
             forced = [names.index(name)]
 
-            def first_then_showman(obs, legal, params, rng, forced=forced):
+            def first_then_showman(obs, hand, legal, params, rng, forced=forced):
                 if forced:
                     return forced.pop()
-                return pol(obs, legal, params, rng)
+                return pol(obs, hand, legal, params, rng)
 
             players = [(first_then_showman, par)] + [(pol, par)] * (pos.n - 1)
             r = K.Round([list(h) for h in hands], list(pile), covered + [pos.top], players, list(pos.ones),

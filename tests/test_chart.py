@@ -549,24 +549,24 @@ def test_kadabra_chart_strategy_decides_by_its_table():
     six = next(c for c in range(KT.N_CODES) if KT.CODE_KIND[c] == 5)
     for ones, tens, sizes in [(3, 0, (2, 5)), (0, 1, (4, 4)), (0, 0, (1, 7)), (2, 3, (6, 3))]:
         obs = np.zeros(KT.OBS_LEN, np.int64)
-        legal = np.zeros(KT.N_ACTIONS, np.uint8)
-        legal[KT.DRAW] = legal[KT.QUIT] = 1
+        hand = np.zeros(KT.N_CODES, np.int64)
+        legal = np.int64((1 << KT.DRAW) | (1 << KT.QUIT))
         obs[KT.OBS_PLAYERS] = 3
         obs[KT.OBS_ACTIVE] = 3
         obs[KT.OBS_PHASE] = KT.PHASE_TURN
         obs[KT.OBS_MAGIC] = KT.MAGIC_POOL
         obs[KT.OBS_DRAW_PILE] = 20
-        obs[KT.OBS_HAND + six] = 1
-        obs[KT.OBS_HAND + llama] = 1  # 6 + 10 = 16 points, nothing fits on a 2
+        hand[six] = 1
+        hand[llama] = 1  # 6 + 10 = 16 points, nothing fits on a 2
         obs[KT.OBS_HAND_SIZES] = 2
         obs[KT.OBS_HAND_SIZES + 1], obs[KT.OBS_HAND_SIZES + 2] = sizes
         obs[KT.OBS_ONES], obs[KT.OBS_TENS] = ones, tens
         t = 2 if tens else (1 if ones else 0)
         value = min(sizes) if feature == FEATURE_OPPONENT else 20
         want = KT.QUIT if table[1, t, 16, bin_of[value]] else KT.DRAW
-        assert policy(obs, legal, params, rng) == want
-        legal[six] = 1  # a card fits: showman's play
-        assert policy(obs, legal, params, rng) == showman(obs, legal, params, rng)
+        assert policy(obs, hand, legal, params, rng) == want
+        legal |= np.int64(1 << six)  # a card fits: showman's play
+        assert policy(obs, hand, legal, params, rng) == showman(obs, hand, legal, params, rng)
 
 
 def test_kadabra_cli_chart_emits_a_strategy_that_plays(tmp_path, capsys):

@@ -34,21 +34,22 @@ U64A, F64M = types.uint64[::1], types.float64[:, ::1]
 # Python callers hand kernels a tuple of policies: an explicit signature makes Numba convert it to
 # the first-class function tuple the kernels are built for (as run_blocks' signature does).
 play_round = njit(types.UniTuple(I64, 3)(I64, I64M, I64A, I64A, I64A, I64A, I64A, I64A, I64, POLICIES_TYPE, I64A,
-                                         F64M, I64A, U64A, I64A, types.uint8[::1], I64M),
+                                         F64M, I64A, U64A, I64A, I64M),
                   cache=True)(K.play_round.py_func)
 play_game = njit(I64(I64, I64A, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A, I64),
                  cache=True)(K.play_game.py_func)
 
 
 @njit(POLICY_SIG, cache=True)
-def obs_hash_random(obs, legal, params, rng_state):
+def obs_hash_random(obs, hand, legal, params, rng_state):
     """Random legal play whose stream depends on everything it was shown: if the kernel's
-    observation or legal mask ever differed from the reference's, the two games would part."""
+    observation, hand or legal mask ever differed from the reference's, the two games would part."""
     h = np.uint64(1469598103934665603)
     for i in range(obs.shape[0]):
         h = (h ^ np.uint64(obs[i] + 3)) * np.uint64(1099511628211)
-    for a in range(legal.shape[0]):
-        h = (h ^ np.uint64(legal[a])) * np.uint64(1099511628211)
+    for c in range(hand.shape[0]):
+        h = (h ^ np.uint64(hand[c] + 5)) * np.uint64(1099511628211)
+    h = (h ^ np.uint64(legal)) * np.uint64(1099511628211)
     rng_state[0] ^= h
     return _helpers.random_legal(legal, rng_state)
 
@@ -64,22 +65,32 @@ def policy_of(spec):
     return p.strategy.policy, p.params
 
 
+def mask_array(legal):
+    """The contract's legal bit mask as a 0/1 array over the actions (for indexing in asserts)."""
+    return np.array([(int(legal) >> a) & 1 for a in range(K.N_ACTIONS)], np.uint8)
+
+
+def bits(legal_array):
+    """A 0/1 array of legal actions (the reference's ``legal_*``) as the contract's bit mask."""
+    return np.int64(common.legal_bits(legal_array))
+
+
 def scripted(actions, seen=None):
     """A policy stand-in for the reference engine that replays a fixed list of actions (and records
-    the observation and legal mask of each decision in ``seen``)."""
+    the observation and legal mask, as a 0/1 array, of each decision in ``seen``)."""
     it = iter(actions)
 
-    def policy(obs, legal, params, rng_state):
+    def policy(obs, hand, legal, params, rng_state):
         a = next(it)
         if seen is not None:
-            seen.append((obs.copy(), legal.copy()))
+            seen.append((obs.copy(), mask_array(legal)))
         return a
 
     return policy, np.zeros(registry.MAX_PARAMS)
 
 
 def nobody():
-    def policy(obs, legal, params, rng_state):
+    def policy(obs, hand, legal, params, rng_state):
         raise AssertionError("this seat should not be asked")
 
     return policy, np.zeros(registry.MAX_PARAMS)
@@ -176,7 +187,7 @@ def test_fay_scores_10_for_2_3_double_a_3_a_3_with_magic_symbol_and_a_5_and_take
     assert K.hand_points(hand) == 10
     r = table(hands=[[ONE_G], [D23, THREE, THREE_M, FIVE]], pile=[], discard=[FOUR], ones=[3, 0], tens=[0, 0],
               players=[scripted([QUIT]), scripted([QUIT])])
-    assert S.hand_points(r.observe(1, K.PHASE_TURN)) == 10  # the strategies' own count agrees
+    assert S.hand_points(r.hand_counts(1)) == 10  # the strategies' own count agrees
     res = r.play()
     assert res.card_points[1] == 10 and (res.ones[1], res.tens[1]) == (0, 1)
 
@@ -414,12 +425,11 @@ def kernel_play(pos, specs, prng_seed):
     board[K.B_MAGIC], board[K.B_SHOW] = pos["magic"], pos["show"]
     board[K.B_NO_SHOW] = pos.get("no_show", 0)
     obs = np.zeros(K.OBS_LEN, np.int64)
-    legal = np.zeros(K.N_ACTIONS, np.uint8)
     log = np.zeros((K.LOG_CAPACITY, 2), np.int64)
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
     out, last_actor, k = play_round(n, hands, deck, discard, quit, ones, tens, board, pos["start"], policies,
                                     np.array(slots, np.int64), params, np.arange(n, dtype=np.int64), prng, obs,
-                                    legal, log)
+                                    log)
     points = np.zeros(n, np.int64)
     K.score_round(n, hands, out, ones, tens, board, points)
     return dict(actions=[tuple(x) for x in log[:k].tolist()], hands=hands, out=out, last_actor=last_actor,
@@ -646,9 +656,9 @@ def test_round_properties(seed, n, mix):
     def checker(seat):
         mine = iter([a for s, a in k["actions"] if s == seat])
 
-        def policy(obs, legal, params, rng_state):
+        def policy(obs, hand, legal, params, rng_state):
             a = next(mine)
-            offered.append((seat, int(obs[K.OBS_PHASE]), a, bool(legal[a])))
+            offered.append((seat, int(obs[K.OBS_PHASE]), a, bool((int(legal) >> a) & 1)))
             return a
 
         return policy, np.zeros(registry.MAX_PARAMS)
@@ -743,7 +753,7 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src.write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('kadabra', 'always_collect_test', 'collects even outside a show')\n"
-        "def always_collect_test(obs, legal, params, rng):\n"
+        "def always_collect_test(obs, hand, legal, params, rng):\n"
         "    return 39\n")
     registry.load_file(src)
     players = [registry.parse_spec("kadabra", "always_quit"), registry.parse_spec("kadabra", "always_collect_test")]
@@ -763,7 +773,7 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
 
 
 @njit(POLICY_SIG, cache=True)
-def cheat(obs, legal, params, rng_state):
+def cheat(obs, hand, legal, params, rng_state):
     """Returns action params[0] in phase params[1]; in a normal turn otherwise action params[2]."""
     if obs[K.OBS_PHASE] == params[1]:
         return np.int64(params[0])
@@ -823,7 +833,7 @@ def test_an_illegal_action_in_any_phase_raises_in_kernel_and_reference(case):
                    hand_counts(pos["discard"]), np.array(pos["quit"], np.int64), np.array(pos["ones"], np.int64),
                    np.array(pos["tens"], np.int64), board, pos["start"], policies, np.arange(3, dtype=np.int64),
                    np.array([e[1] for e in entries]), entry_of_seat, rng.new_state(1), np.zeros(K.OBS_LEN, np.int64),
-                   np.zeros(K.N_ACTIONS, np.uint8), np.zeros((0, 2), np.int64))
+                   np.zeros((0, 2), np.int64))
     assert err.value.args == expected
 
 
@@ -901,18 +911,22 @@ def obs_for(r, seat, phase):
     return r.observe(seat, phase)
 
 
+def ask(policy, r, seat, phase, legal, params, prng):
+    """A strategy's answer at seat ``seat`` of round ``r`` (phase ``phase``, legal 0/1 array ``legal``)."""
+    return policy(obs_for(r, seat, phase), r.hand_counts(seat), bits(legal), params, prng)
+
+
 def test_showman_gives_to_the_leader_and_greedy_to_the_next_player():
     r = table(hands=[[ONE_G, SIX], [FIVE], [FIVE], [FIVE]], pile=[], discard=[LL], ones=[3, 9, 2, 5],
               tens=[0, 1, 3, 0], players=[None] * 4)
-    obs = obs_for(r, 0, K.PHASE_GIVE)
     legal = r.legal_give(0)
     showman, greedy = policy_of("showman"), policy_of("greedy")
     prng = rng.new_state(1)
-    assert showman[0](obs, legal, showman[1], prng) == GIVE + 3  # 5 points: the leader
-    assert greedy[0](obs, legal, greedy[1], prng) == GIVE + 1
+    assert ask(showman[0], r, 0, K.PHASE_GIVE, legal, showman[1], prng) == GIVE + 3  # 5 points: the leader
+    assert ask(greedy[0], r, 0, K.PHASE_GIVE, legal, greedy[1], prng) == GIVE + 1
     target1 = policy_of("showman:target=1")
     r.ones, r.tens = [0, 9, 2, 5], [0, 1, 3, 0]  # seat 0 leads: push the highest (32 points) to 40
-    assert target1[0](obs_for(r, 0, K.PHASE_GIVE), legal, target1[1], prng) == GIVE + 2
+    assert ask(target1[0], r, 0, K.PHASE_GIVE, legal, target1[1], prng) == GIVE + 2
 
 
 def test_showman_quits_more_readily_before_a_show_it_cannot_answer():
@@ -922,9 +936,9 @@ def test_showman_quits_more_readily_before_a_show_it_cannot_answer():
     showman = policy_of("showman")
     prng = rng.new_state(1)
     for r, expected in [(calm, DRAW), (loaded, QUIT)]:
-        assert showman[0](obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), showman[1], prng) == expected
+        assert ask(showman[0], r, 0, K.PHASE_TURN, r.legal_turn(0), showman[1], prng) == expected
     armed = table(**{**base, "hands": [[FIVE, FIVE, LL], [TWO], [TWO]]}, stage_ones=4, stage_tens=1)
-    assert showman[0](obs_for(armed, 0, K.PHASE_TURN), armed.legal_turn(0), showman[1], prng) == DRAW
+    assert ask(showman[0], armed, 0, K.PHASE_TURN, armed.legal_turn(0), showman[1], prng) == DRAW
 
 
 def test_showman_stays_in_to_go_out_while_holding_only_10s():
@@ -932,8 +946,8 @@ def test_showman_stays_in_to_go_out_while_holding_only_10s():
     showman = policy_of("showman:flee=0,quit_at=8")
     prng = rng.new_state(1)
     with_ones, only_tens = table(**base, ones=[2, 3, 3], tens=[1, 0, 0]), table(**base, ones=[0, 3, 3], tens=[2, 0, 0])
-    assert showman[0](obs_for(with_ones, 0, K.PHASE_TURN), with_ones.legal_turn(0), showman[1], prng) == QUIT
-    assert showman[0](obs_for(only_tens, 0, K.PHASE_TURN), only_tens.legal_turn(0), showman[1], prng) == DRAW
+    assert ask(showman[0], with_ones, 0, K.PHASE_TURN, with_ones.legal_turn(0), showman[1], prng) == QUIT
+    assert ask(showman[0], only_tens, 0, K.PHASE_TURN, only_tens.legal_turn(0), showman[1], prng) == DRAW
 
 
 def test_showman_in_a_show_plays_a_llama_else_passes_with_magic_else_collects():
@@ -942,7 +956,7 @@ def test_showman_in_a_show_plays_a_llama_else_passes_with_magic_else_collects():
     for hand, magic, expected in [([LL, SIX], POOL, LL), ([SIX], 0, RET), ([SIX], POOL, COLLECT)]:
         r = table(hands=[hand, [TWO]], pile=[], discard=[LL], stage_ones=6, show=True, magic=magic,
                   players=[None] * 2)
-        assert showman[0](obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), showman[1], prng) == expected
+        assert ask(showman[0], r, 0, K.PHASE_SHOW, r.legal_show(0), showman[1], prng) == expected
 
 
 def test_showman_without_the_magic_pass_or_the_show_play():
@@ -956,12 +970,12 @@ def test_showman_without_the_magic_pass_or_the_show_play():
         policy, params = policy_of(spec)
         r = table(hands=[hand, [TWO]], pile=[], discard=[LL], stage_ones=6, show=True, magic=magic,
                   players=[None] * 2)
-        assert policy(obs_for(r, 0, K.PHASE_SHOW), r.legal_show(0), params, prng) == expected, spec
+        assert ask(policy, r, 0, K.PHASE_SHOW, r.legal_show(0), params, prng) == expected, spec
     # stuck in a normal turn holding the magic token: pass with it, or (use_magic=0) draw
     for spec, expected in [("showman", RET), ("showman:use_magic=0", DRAW)]:
         policy, params = policy_of(spec)
         r = table(hands=[[FIVE, SIX], [TWO]], pile=[TWO] * 5, discard=[TWO], magic=0, players=[None] * 2)
-        assert policy(obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), params, prng) == expected, spec
+        assert ask(policy, r, 0, K.PHASE_TURN, r.legal_turn(0), params, prng) == expected, spec
 
 
 def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():
@@ -971,7 +985,7 @@ def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():
     def decide(policy, hand, quit=(False, False, False, False)):
         r = table(hands=[hand, [TWO], [TWO], [TWO]], pile=[TWO], discard=[THREE], players=[None] * 4,
                   quit=list(quit))
-        return policy[0](obs_for(r, 0, K.PHASE_TURN), r.legal_turn(0), policy[1], prng)
+        return ask(policy[0], r, 0, K.PHASE_TURN, r.legal_turn(0), policy[1], prng)
 
     # On a 3 holding 3 4 4 5: n(+1) + two_up n(+2) = 2 + 1 = 3 > same * n(0) = 2: a 4 (showman: the 3).
     assert decide(climber, [THREE, FOUR, FOUR, FIVE]) == FOUR

@@ -59,10 +59,11 @@ Engines
 ``tables.py``: the codes, tables, layouts and the deck-file reader. ``reference.py``: ``Round``
 (one round from any position, plain Python, also scores it), ``reference_game``,
 ``reference_round``, ``reference_blocks``. ``kernel.py``: ``play_round(n, hands, deck, discard,
-quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, prng, obs, legal,
-log) -> (out_seat, last_actor, decisions)`` plays from any position with the draw pile in ``deck``'s
-order (``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; arguments
-unchanged by the speed work), ``score_round`` scores it, ``play_game``, ``run_blocks``; the work is
+quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, prng, obs, log) ->
+(out_seat, last_actor, decisions)`` plays from any position with the draw pile in ``deck``'s order
+(``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; the ``legal`` byte
+buffer it took before issue 12 is gone: the policy gets the legal set as a bit mask), ``score_round``
+scores it, ``play_game``, ``run_blocks``; the work is
 done by ``play_core`` (the same arguments plus ``drng``, ``lazy``, ``bad``, ``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
 decision by decision (``tests/test_kadabra.py``).
@@ -82,7 +83,7 @@ Card kinds: 0..5 = values 1..6, 6 = llama, 7 = 2/3, 8 = 4/5. Symbols: 0 none, 1 
 3 magic. Card code ``c = 4 * kind + symbol`` (36 codes; hands and the discard pile are count
 vectors over codes). ``PLAYABLE[top kind, code]`` says what may be played on what.
 
-Actions (one enum for all three decisions; ``legal`` marks those allowed now):
+Actions (one enum for all three decisions; ``legal``, a bit mask, has bit a set for those allowed now):
 
 ==========  =======================================================================
 0..35       play a card of code c (in a show only llama codes)
@@ -93,7 +94,9 @@ Actions (one enum for all three decisions; ``legal`` marks those allowed now):
 40..45      GIVE + k: give the token to seat k (give phase only)
 ==========  =======================================================================
 
-Observation layout (int64, ``OBS_LEN`` = 108), all public except the player's own hand:
+Observation layout (int64, ``OBS_LEN`` = 72), all public. The player's own hand is not in it (issue 12:
+it was ``OBS_HAND``, 36 fields copied at every decision); a policy gets it as ``hand``, the count of each
+card code, a read-only view of the engine's own row:
 
 ====================  ========  ==================================================================
 field                 index     meaning
@@ -110,12 +113,11 @@ OBS_STAGE_ONES        8         1s on the stage
 OBS_STAGE_TENS        9         10s on the stage
 OBS_STAGE_TOKENS      10        tokens on the stage (1s + 10s + the magic token if there)
 OBS_SHOW              11        1 while a show is running
-OBS_HAND              12..47    own hand: count of each card code
-OBS_HAND_SIZES        48..53    hand size of each seat 0..5 (0 for absent seats)
-OBS_QUIT              54..59    1 if that seat has quit this round
-OBS_ONES              60..65    1-tokens held by each seat
-OBS_TENS              66..71    10-tokens held by each seat
-OBS_DISCARD           72..107   count of each card code in the discard pile (public history)
+OBS_HAND_SIZES        12..17    hand size of each seat 0..5 (0 for absent seats)
+OBS_QUIT              18..23    1 if that seat has quit this round
+OBS_ONES              24..29    1-tokens held by each seat
+OBS_TENS              30..35    10-tokens held by each seat
+OBS_DISCARD           36..71    count of each card code in the discard pile (public history)
 ====================  ========  ==================================================================
 
 A seat's points are ``ones + 10 * tens`` (+ 10 while it holds the magic token). In the give

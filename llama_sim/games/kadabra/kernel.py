@@ -9,10 +9,12 @@ top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one 
 ``play_core`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
-It keeps the observation up to date incrementally and its own record of the legal actions (a bit
-set, ``allowed``), from which it writes ``legal`` for the policy and against which it checks the
-answer; an illegal action stops the round and is reported through ``bad`` (Numba raises exceptions
-with run-time values only where reference counting is on), and the callers raise
+It keeps the public observation up to date incrementally and its own record of the legal actions (a
+bit set, ``allowed``), which the policy gets as ``legal`` and against which it checks the answer; the
+policy's ``hand`` is the seat's row of ``hands`` itself (``views.readonly_row``). (Before issue 12 each
+decision copied the hand into ``obs`` and wrote a legal byte array from ``allowed``.) An illegal action
+stops the round and is reported through ``bad`` (Numba raises exceptions with run-time values only
+where reference counting is on), and the callers raise
 ``ValueError("illegal action", entry, seat, action)``.
 
 Dealing: ``run_blocks`` and ``play_game`` deal lazily (``lazy=True``): the card at draw position p is
@@ -29,14 +31,13 @@ from numba import njit
 
 from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
-from numba.cpython.unsafe.numbers import trailing_zeros
-
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
+from ...views import readonly_row
 from .tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
     COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS,
-    N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC,
+    N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC,
     OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS,
     OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE_BITS, QUIT,
     RETURN_MAGIC, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC, VALUESET_POINTS,
@@ -64,7 +65,7 @@ def _next_seats(n, quit, work):
 
 @njit(cache=True, nogil=True, **NO_NRT)
 def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
-              entry_of_seat, prng, drng, lazy, obs, legal, log, bad, work):
+              entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
@@ -137,14 +138,6 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
             if n_in > 1 and board[B_MAGIC] == seat:
                 allowed |= RETURN_BIT
         # (PHASE_GIVE: ``allowed`` was set by the card that asks for a give)
-        for i in range(N_ACTIONS):
-            legal[i] = 0
-        bits = allowed
-        while bits:
-            legal[trailing_zeros(bits)] = 1
-            bits &= bits - 1
-        for c in range(hands.shape[1]):  # (a run-time bound: compiled as a vector copy, not 36 scalar ones)
-            obs[OBS_HAND + c] = hands[seat, c]
         obs[OBS_SEAT] = seat
         obs[OBS_PHASE] = phase
         obs[OBS_TURN] = turn
@@ -155,7 +148,7 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
                                  + (1 if board[B_MAGIC] == MAGIC_STAGE else 0))
         obs[OBS_SHOW] = board[B_SHOW]
         e = entry_of_seat[seat]
-        a = policies[slot_of_entry[e]](obs, legal, params[e], prng)
+        a = policies[slot_of_entry[e]](obs, readonly_row(hands, seat), allowed, params[e], prng)
         if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
             bad[0] = e
             bad[1] = seat
@@ -282,15 +275,15 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
 
 @njit(cache=True, nogil=True)
 def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+               policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """One round from any position with a fixed draw pile (``deck[board[B_POS]:]`` in order), for
     callers outside this module; returns (out_seat, last_actor, decisions). An illegal action raises
     ``ValueError("illegal action", entry, seat, action)``."""
     bad = np.zeros(3, np.int64)
     work = np.zeros(WORK_LEN, np.int64)
     out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
-                                        slot_of_entry, params, entry_of_seat, prng, prng, False, obs, legal,
-                                        log, bad, work)
+                                        slot_of_entry, params, entry_of_seat, prng, prng, False, obs, log,
+                                        bad, work)
     if k < 0:
         raise ValueError("illegal action", bad[0], bad[1], bad[2])
     return out_seat, last_actor, k
@@ -405,7 +398,6 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
     board = np.zeros(BOARD_LEN, np.int64)
     points = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
-    legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
     bad = np.zeros(3, np.int64)
     work = np.zeros(WORK_LEN, np.int64)
@@ -420,7 +412,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
             penalty[s] -= ones[s] + 10 * tens[s]
         out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
                                             slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs,
-                                            legal, log, bad, work)
+                                            log, bad, work)
         if k < 0:
             raise ValueError("illegal action", bad[0], bad[1], bad[2])
         score_round(n, hands, out_seat, ones, tens, board, points)
@@ -468,7 +460,6 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     board[B_NO_SHOW] = no_show
     points = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
-    legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 2), np.int64)
     bad = np.zeros(3, np.int64)
     work = np.zeros(WORK_LEN, np.int64)
@@ -496,7 +487,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 new_table(n, ones, tens, board)
                 deal_lazy(n, base, deck, hands, discard, quit, board, drng)
                 out_seat, _, k = play_core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
-                                           slot_of_entry, params, seats, prng, drng, True, obs, legal, log, bad,
+                                           slot_of_entry, params, seats, prng, drng, True, obs, log, bad,
                                            work)
                 if k < 0:
                     raise ValueError("illegal action", bad[0], bad[1], bad[2])

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, reference_block_loop
+from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, legal_bits, reference_block_loop
 from ..draws import next_stream, shuffle_forward
 from .tables import (
     CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE,
-    MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND, OBS_HAND_SIZES, OBS_LEN,
+    MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_LEN,
     OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES, OBS_STAGE_TENS,
     OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN, PLAYABLE, QUIT,
     RETURN_MAGIC, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC, TOKEN_MAGIC, TOKEN_NONE, TOKEN_ONE,
@@ -226,8 +226,6 @@ class Round:
         obs[OBS_STAGE_TENS] = self.stage_tens
         obs[OBS_STAGE_TOKENS] = self.stage_tokens()
         obs[OBS_SHOW] = self.show
-        for card in self.hands[seat]:
-            obs[OBS_HAND + card] += 1
         for s in range(self.n):
             obs[OBS_HAND_SIZES + s] = len(self.hands[s])
             obs[OBS_QUIT + s] = self.quit[s]
@@ -237,10 +235,16 @@ class Round:
             obs[OBS_DISCARD + card] += 1
         return obs
 
+    def hand_counts(self, seat: int) -> np.ndarray:
+        """The seat's own cards as a count per card code (what a policy gets as ``hand``)."""
+        return np.bincount(np.asarray(self.hands[seat], dtype=np.int64), minlength=N_CODES).astype(np.int64)
+
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
-        """Ask the seat's policy; an action outside ``legal`` (the engine's own array: the policy
-        gets a read-only copy) raises ``ValueError("illegal action", entry, seat, action)``."""
-        action = ask_policy(self.players[seat], seat, self.observe(seat, phase), legal, self.prng)
+        """Ask the seat's policy with the public ``observe``, the seat's ``hand_counts`` and ``legal`` (the
+        engine's own 0/1 array) as the contract's bit mask; an action outside ``legal`` raises
+        ``ValueError("illegal action", entry, seat, action)``."""
+        action = ask_policy(self.players[seat], seat, self.observe(seat, phase), self.hand_counts(seat),
+                            legal_bits(legal), self.prng)
         self.actions.append((seat, action))
         self.decisions.append(Decision(seat, phase, legal.copy(), action))
         self.last_actor = seat

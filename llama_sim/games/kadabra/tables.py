@@ -115,13 +115,13 @@ OBS_STAGE_ONES = 8
 OBS_STAGE_TENS = 9
 OBS_STAGE_TOKENS = 10
 OBS_SHOW = 11
-OBS_HAND = 12  # 36
-OBS_HAND_SIZES = OBS_HAND + N_CODES  # 48, 6
-OBS_QUIT = OBS_HAND_SIZES + MAX_PLAYERS  # 54, 6
-OBS_ONES = OBS_QUIT + MAX_PLAYERS  # 60, 6
-OBS_TENS = OBS_ONES + MAX_PLAYERS  # 66, 6
-OBS_DISCARD = OBS_TENS + MAX_PLAYERS  # 72, 36
-OBS_LEN = OBS_DISCARD + N_CODES  # 108
+# (the own hand is not in obs: a policy gets it as ``hand``, a count per card code; issue 12)
+OBS_HAND_SIZES = 12  # 6
+OBS_QUIT = OBS_HAND_SIZES + MAX_PLAYERS  # 18, 6
+OBS_ONES = OBS_QUIT + MAX_PLAYERS  # 24, 6
+OBS_TENS = OBS_ONES + MAX_PLAYERS  # 30, 6
+OBS_DISCARD = OBS_TENS + MAX_PLAYERS  # 36, 36
+OBS_LEN = OBS_DISCARD + N_CODES  # 72
 
 LOG_CAPACITY = 1024  # plays, gives, draws, returns, collects and quits of one round fit with room
 
