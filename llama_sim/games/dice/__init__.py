@@ -135,6 +135,7 @@ from ..common import (
     ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
+from ...views import readonly_row
 
 N_CODES = 7
 LLAMA = 6
@@ -452,8 +453,9 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
     """``play_round``'s work, compiled without reference counting: on an illegal action it sets
     ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
 
-    A policy gets ``obs``, the seat's own row ``rows[seat]`` as ``hand`` (a view: no copy, and no
-    reference counting here) and the legal actions as the bit set the kernel keeps anyway (``allowed``,
+    A policy gets ``obs``, the seat's own row as ``hand`` and its params row, both as
+    ``views.readonly_row`` (no copy, and no meminfo: a plain ``rows[seat]`` view would carry the
+    parent's, costing the policy two atomic reference-count updates per call), and the legal actions as the bit set the kernel keeps anyway (``allowed``,
     bit a = action a; ROLL|QUIT at a turn), against which it checks the answer."""
     n_in = 0
     cards = 0
@@ -497,12 +499,12 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
             continue
         e = entry_of_seat[seat]
         policy = policies[slot_of_entry[e]]
-        par = params[e]
+        par = readonly_row(params, e)
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
         obs[OBS_PHASE] = PHASE_TURN
         obs[OBS_TURN] = turn
-        hand = rows[seat]
+        hand = readonly_row(rows, seat)
         a = policy(obs, hand, TURN_LEGAL, par, prng)
         if a != ROLL and a != QUIT:
             bad[0] = e
