@@ -25,7 +25,7 @@ take only happens when no rolled value is in the own row.
 from numba import njit
 
 from llama_sim.games.dice import (
-    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, OBS_ROW, PENALTY, PHASE_TAKE, PHASE_TURN,
+    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, PENALTY, PHASE_TAKE, PHASE_TURN,
     TAKE_BASE,
 )
 from llama_sim.registry import strategy
@@ -33,12 +33,12 @@ from llama_sim.strategies.dice import fewest_cards_of_others, heuristic, solo_ac
 
 
 @njit(cache=True, inline="always")
-def cheap_take(obs, legal, held_bonus, llama_pref):
+def cheap_take(hand, legal, held_bonus, llama_pref):
     best, best_cost = -1, 1e18
     for c in range(N_CODES):
-        if legal[TAKE_BASE + c]:
+        if (legal >> (TAKE_BASE + c)) & 1:
             cost = float(PENALTY[c])
-            if obs[OBS_ROW + c] > 0:
+            if hand[c] > 0:
                 cost -= held_bonus * PENALTY[c]
             if c == LLAMA:
                 cost -= llama_pref
@@ -55,16 +55,16 @@ def cheap_take(obs, legal, held_bonus, llama_pref):
                   "solo": (1, 0, 1, ""),
                   "held_bonus": (1.0, -0.01, 1.01, ""),
                   "llama_pref": (0.0, -20.01, 20.01, "")})
-def dx(obs, legal, params, rng):
+def dx(obs, hand, legal, params, rng):
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        return solo_action(obs, legal)  # watcher's: the exact optimum alone (no take step alone)
+        return solo_action(obs, hand, legal)  # watcher's: the exact optimum alone (no take step alone)
     phase = obs[OBS_PHASE]
     if phase == PHASE_TAKE:
-        return cheap_take(obs, legal, params[4], params[5])
+        return cheap_take(hand, legal, params[4], params[5])
     limit = params[0]
     if phase == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
         limit = params[2]
-    return heuristic(obs, legal, limit, 0, 1)
+    return heuristic(obs, hand, legal, limit, 0, 1)
 
 
 import numpy as np  # noqa: E402
@@ -76,13 +76,13 @@ LAYOUT_FACES = np.array([LAYOUTS[k] for k in LAYOUTS], dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
-def p_no_match(obs):
+def p_no_match(obs, hand):
     faces = LAYOUT_FACES[obs[OBS_LAYOUT_ID]]
     p = 1.0
     for d in range(3):
         miss = 0
         for f in range(6):
-            if obs[OBS_ROW + faces[d, f]] == 0:
+            if hand[faces[d, f]] == 0:
                 miss += 1
         p *= miss / 6.0
     return p
@@ -96,14 +96,14 @@ def p_no_match(obs):
                   "solo": (1, 0, 1, ""),
                   "miss_quit_at": (0, 0, 100, ""),
                   "p_miss": (0.5, 0.0, 1.0, "")})
-def dq(obs, legal, params, rng):
+def dq(obs, hand, legal, params, rng):
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        return solo_action(obs, legal)  # watcher's: the exact optimum alone (no take step alone)
+        return solo_action(obs, hand, legal)  # watcher's: the exact optimum alone (no take step alone)
     phase = obs[OBS_PHASE]
     limit = params[0]
     if phase == PHASE_TURN:
         if fewest_cards_of_others(obs) <= params[1]:
             limit = params[2]
-        elif params[4] > 0 and p_no_match(obs) >= params[5] and row_penalty(obs) <= params[4]:
+        elif params[4] > 0 and p_no_match(obs, hand) >= params[5] and row_penalty(hand) <= params[4]:
             return 1  # QUIT
-    return heuristic(obs, legal, limit, 0, 1)
+    return heuristic(obs, hand, legal, limit, 0, 1)

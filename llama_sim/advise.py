@@ -792,11 +792,11 @@ kadabra_rollouts = Kernel(_kadabra_rollouts, lambda: _KADABRA_SIG, "advise kadab
 
 @njit(cache=True, nogil=True)
 def _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, legal, log):
+                policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log):
     """-> (end, last_actor)"""
     end, last_actor, _ = D.play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                          policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                         obs, legal, log)
+                                         obs, log)
     return end, last_actor
 
 
@@ -828,7 +828,6 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
     returned = np.zeros(n, np.int64)
     deck = _DICE_DECK.copy()
     obs = np.zeros(D.OBS_LEN, np.int64)
-    legal = np.zeros(D.N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
     v = np.zeros(3 * k_actions, np.int64)
     forced_entry = first_entries[0]
@@ -846,7 +845,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
             R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
             end, last_actor = _dice_round(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
                                           policies, slot_of_entry, params, first_entries, prng, dice_rng,
-                                          obs, legal, log)
+                                          obs, log)
             score_dice_round(n, rows, end, last_actor, scores)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
@@ -862,7 +861,7 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
                     D.deal_round(n, deck, rows, llama_row, discarded, quit, grng)
                     end, last_actor = _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                                   policies, slot_of_entry, params, rest_entries, prng, dice_rng,
-                                                  obs, legal, log)
+                                                  obs, log)
                     score_dice_round(n, rows, end, last_actor, scores)
                     start = last_actor
                 v[2 * k_actions + k] = win_units(scores, n)[0]

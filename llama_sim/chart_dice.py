@@ -44,17 +44,17 @@ FORCED_ENTRY = 1  # line-up entry 1: the policy with its first decision forced (
 
 @njit(cache=True, nogil=True)
 def _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, legal, log):
+                policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log):
     """The one adapter to the dice kernel: play the round on from a state, in place.
     Returns (end, last_actor, decisions taken)."""
     return D.play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, legal, log)
+                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log)
 
 
 @njit(cache=True, nogil=True)
 def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, quit, scores,
                   policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, grng,
-                  br, bl, bd, bq, bs, bret, deck, obs, legal, nolog):
+                  br, bl, bd, bq, bs, bret, deck, obs, nolog):
     """Value for ``seat`` (lower is better) of ``action`` (ROLL or QUIT) now, the policy playing on."""
     br[:, :] = rows
     bl[:] = llama_row
@@ -65,7 +65,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
     params[FORCED_ENTRY, params.shape[1] - 1] = action
     entry_of_seat[seat] = FORCED_ENTRY
     end, last_actor, _ = _dice_round(n, br, bl, bd, bq, seat, bs, bret, cfg, policies, slot_of_entry, params,
-                                     entry_of_seat, prng, dice_rng, obs, legal, nolog)
+                                     entry_of_seat, prng, dice_rng, obs, nolog)
     entry_of_seat[seat] = 0
     score_dice_round(n, br, end, last_actor, bs)
     if measure != M_WIN:
@@ -77,7 +77,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
         D.deal_round(n, deck, br, bl, bd, bq, grng)
         bret[:] = 0
         end, last_actor, _ = _dice_round(n, br, bl, bd, bq, start, bs, bret, cfg, policies, slot_of_entry, params,
-                                         entry_of_seat, prng, dice_rng, obs, legal, nolog)
+                                         entry_of_seat, prng, dice_rng, obs, nolog)
         score_dice_round(n, br, end, last_actor, bs)
         start = last_actor
     return -win_units(bs, n)[seat]
@@ -111,7 +111,6 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     bret = np.zeros(n, np.int64)
     bdeck = DICE_DECK.copy()
     obs = np.zeros(D.OBS_LEN, np.int64)
-    legal = np.zeros(D.N_ACTIONS, np.uint8)
     log = np.zeros((D.LOG_CAPACITY, 3), np.int64)
     nolog = np.zeros((0, 3), np.int64)
     drng = np.zeros(2, np.uint64)
@@ -141,7 +140,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
             returned[:] = 0
             end, last_actor, turns = _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                                  policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                                 obs, legal, log)
+                                                 obs, log)
             # Replay the round from the deal; branch at every roll-or-quit decision with others still in.
             n_in = n
             turns = min(turns, log.shape[0])
@@ -155,13 +154,13 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 3 * k_dec + 2)
                     vq = _branch_value(cfg, n, seat, D.QUIT, measure, h, lr, dd, q, sc, policies, slot_of_entry,
                                        params, entry_of_seat, bp, bdice, grng, br, bl, bd, bq, bs, bret, bdeck,
-                                       obs, legal, nolog)
+                                       obs, nolog)
                     R.seed_state(bp, seed, g, BRANCH_STREAM + 3 * k_dec)
                     R.seed_state(bdice, seed, g, BRANCH_STREAM + 3 * k_dec + 1)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 3 * k_dec + 2)
                     vr = _branch_value(cfg, n, seat, D.ROLL, measure, h, lr, dd, q, sc, policies, slot_of_entry,
                                        params, entry_of_seat, bp, bdice, grng, br, bl, bd, bq, bs, bret, bdeck,
-                                       obs, legal, nolog)
+                                       obs, nolog)
                     k_dec += 1
                     t = token_class(sc[seat], False)
                     pts = distinct_penalty(h[seat], DICE_PENALTY)

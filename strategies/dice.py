@@ -2,7 +2,8 @@
 
 Every policy is called for three kinds of decision, told apart by ``obs[OBS_PHASE]``: roll or quit
 (PHASE_TURN), which dice to use for discarding (PHASE_DISCARD, legal actions DISCARD_BASE + mask),
-which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code).
+which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code). ``hand`` is the player's own
+row (count per code) and ``legal`` the bit mask of the legal actions (policy contract v2, issue 12).
 
 ``solo_optimal`` and the exact optimum inside Numba
 ----------------------------------------------------
@@ -12,7 +13,7 @@ programme of ``llama_sim.games.dice.solver`` (quit value = row penalty; roll whe
 non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas), is
 lower: the three-llama self-loop solved exactly). A policy has no memory between calls, so
 ``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
-row (``solo_values``: at most 1458 states for the largest possible 13-card row, 64 for six
+row, ``hand`` itself (``solo_values``: at most 1458 states for the largest possible 13-card row, 64 for six
 different cards, tens of microseconds; rolls that act alike on the row are merged first). The roll
 outcomes of all 15 layouts are module-level constant tables (``OUT_*``, grouped by the multiset of
 faces shown), indexed by ``obs[OBS_LAYOUT_ID]``; tests check ``solo_values`` and the policy's
@@ -34,11 +35,11 @@ from numba import njit
 from llama_sim.games.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
 from llama_sim.games.dice import (
     DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
-    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROW, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD,
+    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD,
     PHASE_TURN, QUIT, ROLL, TAKE_BASE,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import first_legal, random_legal
+from llama_sim.strategies._helpers import count_penalty, first_legal, lowest_bit, random_legal
 
 assert _LLAMA == LLAMA
 TIE_TOL = 1e-12
@@ -50,7 +51,7 @@ TIE_TOL = 1e-12
 
 
 @njit(cache=True, inline='always')
-def max_discard_mask(obs):
+def max_discard_mask(obs, hand):
     """The mask discarding as many cards as the dice allow (for each die in order, use it while
     the row still holds an unused card of its value). Every code's discard is then maximal, so
     the highest-penalty cards are all among them."""
@@ -61,20 +62,20 @@ def max_discard_mask(obs):
         for j in range(i):
             if (m >> j) & 1 and obs[OBS_DICE + j] == c:
                 used += 1
-        if obs[OBS_ROW + c] > used:
+        if hand[c] > used:
             m |= 1 << i
     return m
 
 
 @njit(cache=True, inline='always')
-def keep_llama_mask(obs, keep, min_others):
+def keep_llama_mask(obs, hand, keep, min_others):
     """The maximal discard, but keeping up to ``keep`` llama cards in the row while at least
     ``min_others`` other cards would remain after the discard. Never empty: when only llamas
     match, one llama is discarded."""
-    m = max_discard_mask(obs)
+    m = max_discard_mask(obs, hand)
     others_left = 0
     for c in range(LLAMA):
-        others_left += obs[OBS_ROW + c]
+        others_left += hand[c]
     llama_dice = 0
     for i in range(3):
         if (m >> i) & 1:
@@ -84,7 +85,7 @@ def keep_llama_mask(obs, keep, min_others):
                 others_left -= 1
     if llama_dice == 0 or others_left < min_others:
         return m
-    allowed = obs[OBS_ROW + LLAMA] - keep  # llama discards that still keep `keep` llamas
+    allowed = hand[LLAMA] - keep  # llama discards that still keep `keep` llamas
     if allowed < 0:
         allowed = 0
     for i in range(2, -1, -1):  # drop llama dice from the end until within the allowance
@@ -98,37 +99,33 @@ def keep_llama_mask(obs, keep, min_others):
 
 @njit(cache=True, inline='always')
 def lowest_take(legal):
-    """Take the lowest-penalty card the roll allows from the llama row."""
-    for c in range(N_CODES):
-        if legal[TAKE_BASE + c]:
-            return TAKE_BASE + c
-    return -1
+    """Take the lowest-penalty card the roll allows from the llama row (the lowest legal take)."""
+    takes = (legal >> TAKE_BASE) & ((1 << N_CODES) - 1)
+    if takes == 0:
+        return -1
+    return TAKE_BASE + lowest_bit(takes)
 
 
 @njit(cache=True, inline='always')
-def row_penalty(obs):
-    """Penalty of the own row: each distinct value once, llamas 10."""
-    total = 0
-    for c in range(N_CODES):
-        if obs[OBS_ROW + c] > 0:
-            total += PENALTY[c]
-    return total
+def row_penalty(hand):
+    """Penalty of the own row ``hand``: each distinct value once, llamas 10."""
+    return count_penalty(hand, PENALTY)
 
 
 @njit(cache=True, inline='always')
-def heuristic(obs, legal, quit_at, keep, min_others):
+def heuristic(obs, hand, legal, quit_at, keep, min_others):
     """Roll while the row's penalty exceeds ``quit_at`` (a row's penalty is at least 1, so
     quit_at < 0 never quits); discard the maximum (keeping llamas when ``keep`` > 0); take the
     lowest-penalty card."""
     phase = obs[OBS_PHASE]
     if phase == PHASE_TURN:
-        if row_penalty(obs) <= quit_at:
+        if row_penalty(hand) <= quit_at:
             return QUIT
         return ROLL
     if phase == PHASE_DISCARD:
         if keep > 0:
-            return DISCARD_BASE + keep_llama_mask(obs, keep, min_others)
-        return DISCARD_BASE + max_discard_mask(obs)
+            return DISCARD_BASE + keep_llama_mask(obs, hand, keep, min_others)
+        return DISCARD_BASE + max_discard_mask(obs, hand)
     return lowest_take(legal)
 
 
@@ -274,37 +271,34 @@ def solo_values(row, lmask, layout_id):
     return strides, values, q, r
 
 
-@njit(cache=True)
-def _row_and_mask(obs):
-    row = np.empty(N_CODES, np.int64)
+@njit(cache=True, inline='always')
+def _llama_mask(obs):
+    """The llama row as a bit set (bit c: code c still there)."""
     lmask = 0
     for c in range(N_CODES):
-        row[c] = obs[OBS_ROW + c]
         if obs[OBS_LLAMA_ROW + c] > 0:
             lmask |= 1 << c
-    return row, lmask
+    return lmask
 
 
 @njit(cache=True)
-def solo_turn(obs):
+def solo_turn(obs, hand):
     """ROLL or QUIT, whichever is optimal alone (QUIT on ties)."""
-    row, lmask = _row_and_mask(obs)
-    _, _, q, r = solo_values(row, lmask, obs[OBS_LAYOUT_ID])
+    _, _, q, r = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID])
     return ROLL if r < q - TIE_TOL else QUIT
 
 
 @njit(cache=True)
-def solo_discard(obs, legal):
+def solo_discard(obs, hand, legal):
     """The legal discard reaching the best sub-row (ties: more cards, then the lowest mask)."""
-    row, lmask = _row_and_mask(obs)
-    strides, values, _, _ = solo_values(row, lmask, obs[OBS_LAYOUT_ID])
+    strides, values, _, _ = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID])
     full = values.shape[0] - 1
     best_a = -1
     best_v = np.inf
     best_k = 0
     for m in range(1, 8):
         a = DISCARD_BASE + m
-        if not legal[a]:
+        if (legal >> a) & 1 == 0:
             continue
         idx = full
         k = 0
@@ -327,14 +321,14 @@ def solo_discard(obs, legal):
 
 
 @njit(cache=True, inline="always")
-def solo_action(obs, legal):
+def solo_action(obs, hand, legal):
     """The exact optimum once everybody else has quit: roll or quit (``solo_turn``), the discard
     (``solo_discard``); a take step never comes alone (the rules skip it), the lowest take for form."""
     phase = obs[OBS_PHASE]
     if phase == PHASE_TURN:
-        return solo_turn(obs)
+        return solo_turn(obs, hand)
     if phase == PHASE_DISCARD:
-        return solo_discard(obs, legal)
+        return solo_discard(obs, hand, legal)
     return lowest_take(legal)
 
 
@@ -344,36 +338,36 @@ def solo_action(obs, legal):
 
 
 @strategy("dice", "always_quit", "Quits at its first decision.")
-def always_quit(obs, legal, params, rng):
-    if legal[QUIT]:
+def always_quit(obs, hand, legal, params, rng):
+    if (legal >> QUIT) & 1:
         return QUIT
     return first_legal(legal)
 
 
 @strategy("dice", "random", "Uniformly random legal action (roll/quit, which dice, which card).")
-def random(obs, legal, params, rng):
+def random(obs, hand, legal, params, rng):
     return random_legal(legal, rng)
 
 
 @strategy("dice", "always_roll",
           "Never quits; discards as many cards as the dice allow, highest penalty first; takes the "
           "lowest-penalty card from the llama row.")
-def always_roll(obs, legal, params, rng):
-    return heuristic(obs, legal, -1.0, 0, 0)
+def always_roll(obs, hand, legal, params, rng):
+    return heuristic(obs, hand, legal, -1.0, 0, 0)
 
 
 @strategy("dice", "threshold",
           "As always_roll, but quits before rolling when its row's penalty is at most quit_at.",
           params={"quit_at": (10, 0, 100, "quit before rolling when the row's penalty <= quit_at")},
           presets={2: {"quit_at": 10}, 4: {"quit_at": 1}, 6: {"quit_at": 1}})
-def threshold(obs, legal, params, rng):
+def threshold(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g dice --strategy threshold -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g dice -p N
     threshold:<preset> threshold:quit_at=10 --games 20000 --seed 5 --threads 1` (win-rate edge of the
     preset over the defaults, 95% paired interval): 2p: quit_at=10 (the default is best there); 4p:
     quit_at=1, +0.349 [+0.344, +0.354]; 6p: quit_at=1, +0.232 [+0.228, +0.235]. 3 and 5 players take the
     4- and 6-player preset (nearest count, ties to the larger)."""
-    return heuristic(obs, legal, params[0], 0, 0)
+    return heuristic(obs, hand, legal, params[0], 0, 0)
 
 
 @strategy("dice", "keep_llama",
@@ -384,7 +378,7 @@ def threshold(obs, legal, params, rng):
                   "keep": (1, 1, 7, "llama cards to keep in the row"),
                   "min_others": (1, 1, 13, "keep llamas only while at least this many other cards stay"),
                   "alone_only": (0, 0, 1, "1 = keep llamas only when alone in the round")})
-def keep_llama(obs, legal, params, rng):
+def keep_llama(obs, hand, legal, params, rng):
     """No presets: tuning switches keeping off. `llamasim tune -g dice --strategy keep_llama -p N --vs self
     --budget 1000000 --seed 1 --threads 2` picked keep=4,min_others=8 at 2 players and
     keep=3,min_others=7,alone_only=1 at 4, which play exactly like `threshold` at the same quit_at
@@ -396,7 +390,7 @@ def keep_llama(obs, legal, params, rng):
     keep = int(params[1])
     if params[3] > 0 and obs[OBS_ACTIVE] > 1:
         keep = 0
-    return heuristic(obs, legal, params[0], keep, int(params[2]))
+    return heuristic(obs, hand, legal, params[0], keep, int(params[2]))
 
 
 @strategy("dice", "solo_optimal",
@@ -406,7 +400,7 @@ def keep_llama(obs, legal, params, rng):
                   "keep_llama": (0, 0, 1, "before being alone: 1 = keep one llama card (min_others=1)")},
           presets={2: {"quit_at": 8, "keep_llama": 1}, 4: {"quit_at": 2, "keep_llama": 0},
                    6: {"quit_at": 2, "keep_llama": 0}})
-def solo_optimal(obs, legal, params, rng):
+def solo_optimal(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g dice --strategy solo_optimal -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g dice -p N
     solo_optimal:<preset> solo_optimal:quit_at=10,keep_llama=0 --games 20000 --seed 5 --threads 1`
@@ -415,8 +409,8 @@ def solo_optimal(obs, legal, params, rng):
     quit_at=2,keep_llama=0, +0.243 [+0.239, +0.246]. 3 and 5 players take the 4- and 6-player preset
     (nearest count, ties to the larger)."""
     if obs[OBS_ACTIVE] == 1:
-        return solo_action(obs, legal)
-    return heuristic(obs, legal, params[0], int(params[1]), 1)
+        return solo_action(obs, hand, legal)
+    return heuristic(obs, hand, legal, params[0], int(params[1]), 1)
 
 
 @njit(cache=True, inline='always')
@@ -443,7 +437,7 @@ def fewest_cards_of_others(obs):
                                        "to go out"),
                   "danger_quit_at": (0, 0, 100, "quit threshold while another player is about to go out"),
                   "solo": (1, 0, 1, "1: once everybody else has quit, play the exact optimum (solo_optimal)")})
-def watcher(obs, legal, params, rng):
+def watcher(obs, hand, legal, params, rng):
     """Stronger than the previous best at 4 players. The previous best, threshold with its 4-player preset
     (quit_at=1): `llamasim compare -g dice -p 4 threshold:quit_at=1
     keep_llama:quit_at=3,keep=3,min_others=7,alone_only=1 solo_optimal:quit_at=2,keep_llama=0 --games
@@ -475,11 +469,11 @@ def watcher(obs, legal, params, rng):
     --seed 31 --threads 1`), not separable.
     """
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
-        return solo_action(obs, legal)
+        return solo_action(obs, hand, legal)
     limit = params[0]
     if obs[OBS_PHASE] == PHASE_TURN and fewest_cards_of_others(obs) <= params[1]:
         limit = params[2]
-    return heuristic(obs, legal, limit, 0, 1)
+    return heuristic(obs, hand, legal, limit, 0, 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -499,15 +493,15 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     """Alone: ``solo_optimal`` (the exact optimum). With others in: roll or quit as
     ``quit_table[token class, row points, bin_of[value]]`` says (1: quit), where the value is the cards
     left in the llama row (``feature`` 0) or the smallest row of another player still in (1); the
     discards and takes of ``threshold`` (as many cards as the dice allow; the lowest take)."""
     if obs[OBS_ACTIVE] == 1:
-        return solo_action(obs, legal)
+        return solo_action(obs, hand, legal)
     if obs[OBS_PHASE] != PHASE_TURN:
-        return heuristic(obs, legal, -1.0, 0, 0)
+        return heuristic(obs, hand, legal, -1.0, 0, 0)
     seat = obs[OBS_SEAT]
     value = 0
     if feature == FEATURE_OPPONENT:
@@ -515,7 +509,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
     else:
         for c in range(N_CODES):
             value += obs[OBS_LLAMA_ROW + c]
-    if quit_table[token_class(obs[OBS_SCORES + seat], False), row_penalty(obs), bin_of[value]]:
+    if quit_table[token_class(obs[OBS_SCORES + seat], False), row_penalty(hand), bin_of[value]]:
         return QUIT
     return ROLL
 
@@ -524,6 +518,6 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
           "Alone, solo_optimal; with others still in, rolls or quits as the bundled roll-or-quit chart says "
           "for its row points, the smallest row of another player still in and the token it would return "
           "(llamasim chart --game dice); discards and takes as threshold.")
-def chart(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+def chart(obs, hand, legal, params, rng):
+    return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)

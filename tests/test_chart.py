@@ -377,14 +377,14 @@ def test_dice_bundled_chart_and_strategy():
     for row, others, score in [([0, 1, 0, 0, 2, 0, 1], [3, 6], 0), ([1, 0, 0, 0, 0, 0, 0], [2, 5], 12),
                                ([0, 0, 0, 1, 1, 1, 2], [1, 9], 4), ([1, 1, 1, 1, 1, 1, 1], [6, 6], 23)]:
         obs = np.zeros(D.OBS_LEN, np.int64)
-        legal = np.zeros(D.N_ACTIONS, np.uint8)
-        legal[D.ROLL] = legal[D.QUIT] = 1
+        hand = np.array(row, np.int64)
+        legal = (1 << D.ROLL) | (1 << D.QUIT)
         obs[D.OBS_PLAYERS] = 3
         obs[D.OBS_ACTIVE] = 3
         obs[D.OBS_PHASE] = D.PHASE_TURN
         obs[D.OBS_SCORES] = score
         for c in range(7):
-            obs[D.OBS_ROW + c] = obs[D.OBS_ROWS + c] = row[c]
+            obs[D.OBS_ROWS + c] = row[c]
             obs[D.OBS_LLAMA_ROW + c] = 1 if c < 5 else 0
         for s, size in enumerate(others, start=1):
             obs[D.OBS_ROWS + 7 * s] = size  # that many 1s
@@ -392,7 +392,7 @@ def test_dice_bundled_chart_and_strategy():
         value = min(others) if feature == FEATURE_OPPONENT else 5
         t = TOKENS.index(10 if score >= 10 else (1 if score >= 1 else 0))
         want = D.QUIT if table[1, t, pts, bin_of[value]] else D.ROLL
-        assert policy(obs, legal, params, rng) == want
+        assert policy(obs, hand, legal, params, rng) == want
         checked += 1
     assert checked == 4
 

@@ -50,8 +50,8 @@ class Scripted:
         self.actions = list(actions)
         self.seen = []
 
-    def __call__(self, obs, legal, params, rng_state):
-        self.seen.append((obs.copy(), legal.copy()))
+    def __call__(self, obs, hand, legal, params, rng_state):
+        self.seen.append((obs.copy(), legal))
         return self.actions.pop(0)
 
 
@@ -65,7 +65,7 @@ def player(spec):
 
 
 def legal_actions(legal):
-    return {a for a in range(dice.N_ACTIONS) if legal[a]}
+    return {a for a in range(dice.N_ACTIONS) if (legal >> a) & 1}
 
 
 # ----------------------------------------------------------------------------- rulebook examples
@@ -209,8 +209,7 @@ def run_kernel(rows, llama_row, discarded, quit, start, scores, specs, cfg, seed
     end, last, k = dice.play_round_entry(
         n, st_["rows"], st_["llama_row"], st_["discarded"], st_["quit"], start, st_["scores"], st_["returned"],
         cfg, policies, slots, params, np.arange(n, dtype=np.int64), rng.new_state(seed, 0, rng.POLICY_STREAM),
-        rng.new_state(seed, 0, rng.DICE_STREAM), np.zeros(dice.OBS_LEN, np.int64),
-        np.zeros(dice.N_ACTIONS, np.uint8), log)
+        rng.new_state(seed, 0, rng.DICE_STREAM), np.zeros(dice.OBS_LEN, np.int64), log)
     assert k < dice.LOG_CAPACITY
     return dict(end=end, last=last, actions=[tuple(x) for x in log[:k].tolist()], **st_)
 
@@ -335,7 +334,7 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src.write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('dice', 'always_discard_test', 'returns a discard at a roll/quit decision')\n"
-        "def always_discard_test(obs, legal, params, rng):\n"
+        "def always_discard_test(obs, hand, legal, params, rng):\n"
         "    return 9\n")
     registry.load_file(src)
     players = [registry.parse_spec("dice", "always_quit"), registry.parse_spec("dice", "always_discard_test")]
@@ -355,14 +354,14 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
 
 
 @njit(POLICY_SIG, cache=True)
-def cheat(obs, legal, params, rng_state):
+def cheat(obs, hand, legal, params, rng_state):
     """Returns action params[0] in phase params[1]; otherwise ROLL, or the first legal action."""
     if obs[dice.OBS_PHASE] == params[1]:
         return np.int64(params[0])
     if obs[dice.OBS_PHASE] == dice.PHASE_TURN:
         return dice.ROLL
-    for a in range(legal.shape[0]):
-        if legal[a]:
+    for a in range(dice.N_ACTIONS):
+        if (legal >> a) & 1:
             return a
     return -1
 
@@ -409,8 +408,7 @@ def test_an_illegal_action_in_any_phase_raises_in_kernel_and_reference(case):
                               np.zeros(3, np.int64), np.zeros(3, np.int64), CFG, policies,
                               np.array([0, 0, 1], np.int64), np.array([e[1] for e in entries]), entry_of_seat,
                               rng.new_state(1), rng.new_state(seed, 0, rng.DICE_STREAM),
-                              np.zeros(dice.OBS_LEN, np.int64), np.zeros(dice.N_ACTIONS, np.uint8),
-                              np.zeros((0, 3), np.int64))
+                              np.zeros(dice.OBS_LEN, np.int64), np.zeros((0, 3), np.int64))
     assert err.value.args == expected
 
 
@@ -596,11 +594,11 @@ def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
     assert abs(values[-1] - ref.value) < 1e-9
     # the policy's decisions: roll/quit, and a discard reaching the solver's optimal value
     obs = np.zeros(dice.OBS_LEN, np.int64)
-    obs[dice.OBS_ROW:dice.OBS_ROW + 7] = row
+    obs[dice.OBS_ROWS:dice.OBS_ROWS + 7] = row
     obs[dice.OBS_LLAMA_ROW:dice.OBS_LLAMA_ROW + 7] = lrow
     obs[dice.OBS_LAYOUT_ID] = layout
     obs[dice.OBS_ACTIVE] = 1
-    assert (sd.solo_turn(obs) == ROLL) == (ref.best_action == "roll")
+    assert (sd.solo_turn(obs, row) == ROLL) == (ref.best_action == "roll")
     faces = LAYOUTS[LAYOUT_NAMES[layout]].ravel()
     for o in g.integers(0, 216, 12):
         f = [int(x) for x in dice.roll_faces(faces, int(o))]
@@ -610,7 +608,7 @@ def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
         for m in range(1, 8):
             legal[DB + m] = dice.discard_legal(row, *f, m)
         obs[dice.OBS_DICE:dice.OBS_DICE + 3] = f
-        a = sd.solo_discard(obs, legal)
+        a = sd.solo_discard(obs, row, common.legal_bits(legal))
         assert legal[a]
         after = row.copy()
         for i in range(3):
@@ -625,7 +623,7 @@ def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
 
 def obs_for(row, dice_faces=(-1, -1, -1), phase=dice.PHASE_TURN, active=2):
     obs = np.zeros(dice.OBS_LEN, np.int64)
-    obs[dice.OBS_ROW:dice.OBS_ROW + 7] = cards(row)
+    obs[dice.OBS_ROWS:dice.OBS_ROWS + 7] = cards(row)  # seat 0's row: its hand (see decide)
     obs[dice.OBS_DICE:dice.OBS_DICE + 3] = dice_faces
     obs[dice.OBS_PHASE] = phase
     obs[dice.OBS_ACTIVE] = active
@@ -636,16 +634,17 @@ def obs_for(row, dice_faces=(-1, -1, -1), phase=dice.PHASE_TURN, active=2):
 
 def decide(spec, obs, legal=None):
     policy, params = player(spec)
+    seat = obs[dice.OBS_SEAT]
+    hand = obs[dice.OBS_ROWS + 7 * seat:dice.OBS_ROWS + 7 * seat + 7].copy()
     if legal is None:
         legal = np.zeros(dice.N_ACTIONS, np.uint8)
         if obs[dice.OBS_PHASE] == dice.PHASE_TURN:
             legal[[ROLL, QUIT]] = 1
         else:
             f = obs[dice.OBS_DICE:dice.OBS_DICE + 3]
-            row = obs[dice.OBS_ROW:dice.OBS_ROW + 7]
             for m in range(1, 8):
-                legal[DB + m] = dice.discard_legal(row, *f, m)
-    return int(policy(obs, legal, params, rng.new_state(0)))
+                legal[DB + m] = dice.discard_legal(hand, *f, m)
+    return int(policy(obs, hand, common.legal_bits(legal), params, rng.new_state(0)))
 
 
 def test_threshold_quits_exactly_at_or_below_quit_at():

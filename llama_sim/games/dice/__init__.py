@@ -82,13 +82,17 @@ reference-count updates. ``randint`` is ``games.draws.randint``: the exact integ
 53 bits times n, which agrees with the float-based ``rng.randint`` but at rounding boundaries
 (about n / 2**53 of the draws), so results for a seed are unchanged in practice. The faces of a roll
 come from a table (``ROLL_DIE_FACE``). 4 ``threshold`` players: about 1.36 million rounds per
-CPU-second (1.13 million before; see the branch note).
+CPU-second (1.13 million before; see the branch note). Policy contract v2 (issue 12: the own row
+handed over as ``hand`` instead of copied into ``obs``, the legal set as a bit mask instead of a byte
+array): 1.09x (``benchmarks/before_after.py --games dice --repeats 3 --rounds 300000``, 4
+``threshold:quit_at=10``: 1.48 -> 1.61 million rounds per CPU-second).
 
-Illegal actions: ``play_core`` keeps its own bit set of the legal actions, writes ``legal`` for the
-policy from it and checks the answer against it; ``play_round``, ``play_game``, ``run_blocks`` and
-``run_positions`` raise ``ValueError("illegal action", entry, seat, action)``, and so does the
-reference engine (``entry``: the line-up entry playing that seat). ``play_round``'s arguments are
-unchanged; ``play_core`` takes one more, ``bad`` (int64[3]), where it reports an illegal action.
+Illegal actions: ``play_core`` keeps its own bit set of the legal actions, hands it to the policy as
+``legal`` (the contract's int64 mask; no byte array is written per decision since issue 12) and checks
+the answer against it; ``play_round``, ``play_game``, ``run_blocks`` and ``run_positions`` raise
+``ValueError("illegal action", entry, seat, action)``, and so does the reference engine (``entry``:
+the line-up entry playing that seat). ``play_core`` takes one argument more than ``play_round``,
+``bad`` (int64[3]), where it reports an illegal action.
 
 Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
 
@@ -103,15 +107,19 @@ OBS_TURN              4         decisions taken so far this round
 OBS_LAYOUT_ID         5         index of the dice layout in ``tables.LAYOUTS`` (0..14)
 OBS_DICE              6..8      faces (codes) of the most recent roll, per die; -1 before any
 OBS_ROLLED            9..15     that roll as counts per code
-OBS_ROW               16..22    own row: count of each code
-OBS_LLAMA_ROW         23..29    llama row: 1 if that card is still there
-OBS_ROWS              30..71    every seat's row (seat s at 30 + 7 s), 0 for absent seats
-OBS_QUIT              72..77    1 if that seat has quit this round
-OBS_SCORES            78..83    each seat's score now (tokens held)
-OBS_DISCARDED         84..90    cards discarded this round, per code (public)
-OBS_SET_ASIDE         91        number of cards set aside this round
-OBS_FACES             92..109   the layout: die d face k at 92 + 6 d + k (canonical order)
+OBS_LLAMA_ROW         16..22    llama row: 1 if that card is still there
+OBS_ROWS              23..64    every seat's row (seat s at 23 + 7 s), 0 for absent seats
+OBS_QUIT              65..70    1 if that seat has quit this round
+OBS_SCORES            71..76    each seat's score now (tokens held)
+OBS_DISCARDED         77..83    cards discarded this round, per code (public)
+OBS_SET_ASIDE         84        number of cards set aside this round
+OBS_FACES             85..102   the layout: die d face k at 85 + 6 d + k (canonical order)
 ====================  ========  =============================================================
+
+The acting seat's own row is not a field of its own: the policy gets it as ``hand`` (the contract's
+``policy(obs, hand, legal, params, rng)``), the engine's own row of ``rows``, and it is also at
+``OBS_ROWS + 7 * OBS_SEAT`` like every seat's. (Before issue 12 it was copied into ``OBS_ROW`` at
+16..22 at every decision; the later fields moved up by 7.)
 """
 from __future__ import annotations
 
@@ -127,9 +135,10 @@ from ...jit import Kernel
 from ...registry import POLICIES_TYPE
 from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    ask_policy, distinct_penalty, largest_token, reference_block_loop, win_units,
+    ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
+from ...views import readonly_row
 
 N_CODES = 7
 LLAMA = 6
@@ -166,16 +175,16 @@ END_NAMES = ("all quit", "went out", "llama drama", "llama row empty")
 OBS_SEAT, OBS_PLAYERS, OBS_PHASE, OBS_ACTIVE, OBS_TURN, OBS_LAYOUT_ID = range(6)
 OBS_DICE = 6
 OBS_ROLLED = 9
-OBS_ROW = 16
-OBS_LLAMA_ROW = 23
-OBS_ROWS = 30
-OBS_QUIT = 72
-OBS_SCORES = 78
-OBS_DISCARDED = 84
-OBS_SET_ASIDE = 91
-OBS_FACES = 92
-OBS_LEN = 110
+OBS_LLAMA_ROW = 16
+OBS_ROWS = 23
+OBS_QUIT = 65
+OBS_SCORES = 71
+OBS_DISCARDED = 77
+OBS_SET_ASIDE = 84
+OBS_FACES = 85
+OBS_LEN = 103
 
+TURN_LEGAL = (1 << ROLL) | (1 << QUIT)  # the legal mask of a roll-or-quit decision
 LOG_CAPACITY = 4096  # a round has at most ~60 card-moving rolls, plus any number of three-llama rolls
 
 
@@ -286,7 +295,6 @@ class Round:
             obs[OBS_DICE + i] = f
             if f >= 0:
                 obs[OBS_ROLLED + f] += 1
-        obs[OBS_ROW:OBS_ROW + N_CODES] = self.rows[seat]
         obs[OBS_LLAMA_ROW:OBS_LLAMA_ROW + N_CODES] = self.llama_row
         for s in range(self.n):
             obs[OBS_ROWS + N_CODES * s:OBS_ROWS + N_CODES * (s + 1)] = self.rows[s]
@@ -298,9 +306,11 @@ class Round:
         return obs
 
     def choose(self, seat: int, phase: int, legal: np.ndarray) -> int:
-        """Ask the seat's policy (it gets a read-only copy of ``legal``); an answer outside
-        ``legal`` raises ``ValueError("illegal action", entry, seat, action)``."""
-        return ask_policy(self.players[seat], seat, self.observe(seat, phase), legal, self.prng)
+        """Ask the seat's policy on its observation, its row (``hand``) and ``legal`` (0/1 per action,
+        handed over as the contract's bit mask); an answer outside ``legal`` raises
+        ``ValueError("illegal action", entry, seat, action)``."""
+        return ask_policy(self.players[seat], seat, self.observe(seat, phase), self.rows[seat], legal_bits(legal),
+                          self.prng)
 
     def decide(self, seat: int, phase: int, legal: np.ndarray) -> int:
         """A choice after a roll (which dice / which card), logged with roll -1."""
@@ -442,12 +452,15 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
 
 @njit(cache=True, nogil=True, **_NO_NRT)
 def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-              policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log, bad):
+              policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
     """``play_round``'s work, compiled without reference counting: on an illegal action it sets
     ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
 
-    Legality: the kernel keeps its own record of the legal actions as a bit set (``allowed``, bit a =
-    action a), writes ``legal`` from it for the policy and checks the answer against it."""
+    A policy gets ``obs``, the seat's own row as ``hand`` and its params row, both as
+    ``views.readonly_row`` (no copy, and no meminfo: a plain ``rows[seat]`` view would carry the
+    parent's, costing the policy two atomic reference-count updates per call), and the legal actions
+    as the bit set the kernel keeps anyway (``allowed``, bit a = action a; ROLL|QUIT at a turn),
+    against which it checks the answer."""
     n_in = 0
     cards = 0
     llama_left = 0
@@ -490,18 +503,13 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
             continue
         e = entry_of_seat[seat]
         policy = policies[slot_of_entry[e]]
-        par = params[e]
+        par = readonly_row(params, e)
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
         obs[OBS_PHASE] = PHASE_TURN
         obs[OBS_TURN] = turn
-        for c in range(N_CODES):
-            obs[OBS_ROW + c] = rows[seat, c]
-        for i in range(N_ACTIONS):
-            legal[i] = 0
-        legal[ROLL] = 1
-        legal[QUIT] = 1
-        a = policy(obs, legal, par, prng)
+        hand = readonly_row(rows, seat)
+        a = policy(obs, hand, TURN_LEGAL, par, prng)
         if a != ROLL and a != QUIT:
             bad[0] = e
             bad[1] = seat
@@ -568,12 +576,9 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                     if (m & 6) == 6 and r1 < 2:
                         ok = 0
                 allowed |= ok << (DISCARD_BASE + m)
-                legal[DISCARD_BASE + m] = ok
-            legal[ROLL] = 0
-            legal[QUIT] = 0
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
-            a = policy(obs, legal, par, prng)
+            a = policy(obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
                 bad[0] = e
                 bad[1] = seat
@@ -601,14 +606,9 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
         elif n_in > 1 and (llama_row[f0] > 0 or llama_row[f1] > 0 or llama_row[f2] > 0):
             allowed = ((llama_row[f0] << (TAKE_BASE + f0)) | (llama_row[f1] << (TAKE_BASE + f1))
                        | (llama_row[f2] << (TAKE_BASE + f2)))
-            legal[ROLL] = 0
-            legal[QUIT] = 0
-            legal[TAKE_BASE + f0] = llama_row[f0]
-            legal[TAKE_BASE + f1] = llama_row[f1]
-            legal[TAKE_BASE + f2] = llama_row[f2]
             obs[OBS_PHASE] = PHASE_TAKE
             obs[OBS_TURN] = turn
-            a = policy(obs, legal, par, prng)
+            a = policy(obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
                 bad[0] = e
                 bad[1] = seat
@@ -643,7 +643,7 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
 
 @njit(cache=True, nogil=True)
 def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
+               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log):
     """Play one round in place from any position: rows (n, 7), llama row, discard counts, who has
     quit, whose turn, scores (tokens held; three-llama returns are taken off in place and added to
     ``returned``). ``cfg`` = [layout id, 18 faces]. Seat s plays line-up entry ``entry_of_seat[s]``.
@@ -654,7 +654,7 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
     """
     bad = np.zeros(3, np.int64)
     end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg, policies,
-                                   slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log, bad)
+                                   slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
     if k < 0:
         raise ValueError("illegal action", bad[0], bad[1], bad[2])
     return end, last_actor, k
@@ -664,14 +664,14 @@ PLAY_ROUND_SIG = types.UniTuple(types.int64, 3)(
     types.int64, types.int64[:, ::1], types.int64[::1], types.int64[::1], types.int64[::1], types.int64,
     types.int64[::1], types.int64[::1], types.int64[::1], POLICIES_TYPE, types.int64[::1],
     types.float64[:, ::1], types.int64[::1], types.uint64[::1], types.uint64[::1], types.int64[::1],
-    types.uint8[::1], types.int64[:, ::1],
+    types.int64[:, ::1],
 )
 
 
 def _play_round_entry(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log):
+                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log):
     return play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, legal, log)
+                      policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log)
 
 
 # ``play_round`` for Python callers (tests, an advisor): one explicit signature, so any line-up of
@@ -715,7 +715,6 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
     scores = np.zeros(n, np.int64)
     returned = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
-    legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
     bad = np.zeros(3, np.int64)
     start = 0
@@ -724,7 +723,7 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
         returned[:] = 0
         end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                       obs, legal, log, bad)
+                                       obs, log, bad)
         if k < 0:
             raise ValueError("illegal action", bad[0], bad[1], bad[2])
         top = 0
@@ -765,7 +764,6 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     scores = np.zeros(n, np.int64)
     returned = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
-    legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
     bad = np.zeros(3, np.int64)
     penalty = np.zeros(n, np.int64)
@@ -795,7 +793,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                     returned[s] = 0
                 end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
                                                policies, slot_of_entry, params, entry_of_seat[r], prng,
-                                               dice_rng, obs, legal, log, bad)
+                                               dice_rng, obs, log, bad)
                 if k < 0:
                     raise ValueError("illegal action", bad[0], bad[1], bad[2])
                 for s in range(n):
@@ -850,7 +848,6 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
     scores = np.zeros(n, np.int64)
     returned = np.zeros(n, np.int64)
     obs = np.zeros(OBS_LEN, np.int64)
-    legal = np.zeros(N_ACTIONS, np.uint8)
     log = np.zeros((0, 3), np.int64)
     prng = np.zeros(2, np.uint64)
     dice_rng = np.zeros(2, np.uint64)
@@ -868,7 +865,7 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
         returned[:] = 0
         end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                       obs, legal, log, bad)
+                                       obs, log, bad)
         if k < 0:
             raise ValueError("illegal action", bad[0], bad[1], bad[2])
         ends[end] += 1
