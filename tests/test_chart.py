@@ -238,9 +238,9 @@ def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
     bin_of, _ = bins(result.opp_edges, MAX_HAND, "opponent")
     for hand, score, pile, _, sizes in CASES:
         sizes = (sizes + (6, 6, 6))[:3]
-        obs, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
+        obs, own, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
         want = _expected(table, bin_of, FEATURE_OPPONENT, hand, score, pile, sizes)
-        assert policy(obs, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
+        assert policy(obs, own, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
 
 
 def test_cli_chart_readable_output(capsys):

@@ -91,7 +91,7 @@ def test_reference_round_reports_the_seat_as_its_entry():
     """``Round`` knows only its seats' players: entry = seat, as the convention says."""
     quitter = registry.parse_spec("lama", "always_quit")
 
-    def out_of_range(obs, legal, params, rng):  # a plain Python policy: action 99 does not exist
+    def out_of_range(obs, hand, legal, params, rng):  # a plain Python policy: action 99 does not exist
         return 99
 
     hands, pile, discard = lama.deal(lama.DECK.copy(), 2)
