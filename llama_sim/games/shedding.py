@@ -281,6 +281,8 @@ class Round:
         return len(self.draw_pile) > 0 and len(self.in_round()) > 1
 
     def legal(self, seat: int) -> np.ndarray:
+        """The legal actions as a 0/1 array (readable in tests); the policy gets them as the contract's
+        bit mask (``common.legal_bits``)."""
         legal = np.zeros(self.rules.layout.n_actions, dtype=np.uint8)
         top = self.discard[-1]
         for card in set(self.hands[seat]):
