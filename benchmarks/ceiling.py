@@ -7,8 +7,8 @@ lazily dealt decks (``deal_lazy_round``), two seeded streams per round, the seat
 plan's row, per-seat statistics with their squares (``accumulate_upper``). They differ only in how a
 decision reaches the policy:
 
-- ``kernel``: the shipped ``run_chunk``;
-- ``obs+legal, tuple``: today's contract ``policy(obs, legal, params, rng)`` in a loop stripped to
+- ``kernel``: the shipped ``run_chunk`` (since policy contract v2, ``hand+mask``);
+- ``obs+legal, tuple``: the contract before v2 ``policy(obs, legal, params, rng)`` in a loop stripped to
   the work above: the own hand copied into ``obs`` and the legal set written as bytes at every
   decision, the policy called through the first-class function tuple (``registry.POLICIES_TYPE``,
   which lets one compiled kernel serve every line-up);
@@ -42,7 +42,7 @@ from llama_sim import registry
 from llama_sim import rng as R
 from llama_sim.games import get_game, lama, party
 from llama_sim.games.common import accumulate_upper
-from llama_sim.games.shedding import HAND_SIZE, MAX_SEATS, OBS_HAND, deal_lazy_round, seat_penalty
+from llama_sim.games.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
 from llama_sim.simulate import run_chunk, seat_plan
 from llama_sim.strategies import party as party_strategies
 from llama_sim.views import readonly_row
@@ -50,11 +50,14 @@ from llama_sim.views import readonly_row
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
+OBS_HAND = 6  # where the own hand sat in obs before contract v2 (the loops below keep both layouts)
 TODAY, CHANGED = 0, 1  # the contract a loop hands the policy
 
 RO_I64 = types.Array(types.int64, 1, "C", readonly=True)
 RO_F64 = types.Array(types.float64, 1, "C", readonly=True)
 CHANGED_SIG = types.int64(RO_I64, RO_I64, types.int64, RO_F64, types.uint64[::1])
+# The contract before v2 (issue 12), which ``kernel`` no longer uses: kept here to measure against.
+TODAY_SIG = types.int64(RO_I64, types.Array(types.uint8, 1, "C", readonly=True), RO_F64, types.uint64[::1])
 
 
 # ``greedy`` of each rule set under today's contract and under the changed one (the same choices as
@@ -358,11 +361,11 @@ def main() -> None:
     n = 4
     game = get_game(args.game)
     module = lama if args.game == "lama" else party
-    today = njit(registry.POLICY_SIG)(lama_greedy_today if args.game == "lama" else party_greedy_today)
+    today = njit(TODAY_SIG)(lama_greedy_today if args.game == "lama" else party_greedy_today)
     changed = njit(CHANGED_SIG)(lama_greedy_changed if args.game == "lama" else party_greedy_changed)
     players = [registry.parse_spec(args.game, "greedy") for _ in range(n)]
     plan = seat_plan(game, players, False, game.config())
-    today_tuple, _ = registry.policy_tuple(players)
+    today_tuple = (today,) * registry.MAX_POLICIES
     changed_tuple = (changed,) * registry.MAX_POLICIES
     work = (np.zeros(n, np.int64), np.zeros((n, registry.MAX_PARAMS)), plan.entry_of_seat[:1].copy(),
             np.zeros(3 * n, np.int64), np.zeros((3 * n, 3 * n), np.int64))

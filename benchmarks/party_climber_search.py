@@ -38,7 +38,7 @@ from llama_sim.games.party import (
 )
 from llama_sim.registry import strategy
 from llama_sim.strategies.party import (
-    chain_empties_hand, fits_on, greedy_play, hand_points, min_opponent_cards, own_hand,
+    chain_empties_hand, fits_on, greedy_play, hand_points, min_opponent_cards,
 )
 
 N_CLASSES = 7
@@ -52,7 +52,7 @@ def going_out_card(hand, legal, top, size):
     """The last card, or the first plus card of a run that empties the hand; -1 if none."""
     if size == 1:
         for c in range(N_CODES):
-            if legal[c]:
+            if (legal >> c) & 1:
                 return c
     return chain_empties_hand(hand, top)
 
@@ -63,7 +63,7 @@ def plus_with_follow_up(hand, legal):
     best, best_follow = -1, 0
     for v in range(6):
         p = PLUS + v
-        if legal[p]:
+        if (legal >> p) & 1:
             hand[p] -= 1
             follow = fits_on(hand, p) - hand[PINK]
             hand[p] += 1
@@ -107,19 +107,19 @@ def follow_count(hand, cls):
                   "pink_follow": (0, 0, 10, ""),
                   "quit_at_20": (-1, -1, 100, ""),
                   "step_from": (2, 2, 6, "")})
-def probe_chain(obs, legal, params, rng):
-    hand = own_hand(obs)
+def probe_chain(obs, own, legal, params, rng):
+    hand = own.copy()  # changed and restored below: the engine's row is read-only
     top = obs[OBS_TOP]
     size = 0
     n_legal_cards = 0
     for c in range(N_CODES):
         size += hand[c]
-        n_legal_cards += legal[c]
+        n_legal_cards += (legal >> c) & 1
     if n_legal_cards > 0:
         out = going_out_card(hand, legal, top, size)
         if out >= 0:
             return out
-        if params[5] > 0 and legal[PINK] and n_legal_cards > 1:
+        if params[5] > 0 and (legal >> PINK) & 1 and n_legal_cards > 1:
             if hand[LLAMA] + hand[0] + hand[PLUS] >= params[5]:
                 return PINK
         plus = plus_with_follow_up(hand, legal)
@@ -137,7 +137,7 @@ def probe_chain(obs, legal, params, rng):
             for c in (cls, PLUS + cls):
                 if c >= PINK or (cls == 6 and c != cls):
                     continue
-                if legal[c]:
+                if (legal >> c) & 1:
                     hand[c] -= 1
                     s = params[3] * (before - hand_points(hand)) + params[4] * follow_count(hand, cls)
                     hand[c] += 1
@@ -154,7 +154,7 @@ def probe_chain(obs, legal, params, rng):
     d = nearest_distance(hand, top)
     if d >= params[7] and d < 99:
         limit += params[2] * (d - params[7] + 1)
-    if hand_points(hand) <= limit or not legal[DRAW]:
+    if hand_points(hand) <= limit or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -186,14 +186,14 @@ def weighted_follow(hand, cls, w0, w1, w2, w3):
                   "quit_at": (3, 0, 100, ""),
                   "quit_step": (0, -20, 20, ""),
                   "step_from": (2, 2, 6, "")})
-def probe_follow(obs, legal, params, rng):
-    hand = own_hand(obs)
+def probe_follow(obs, own, legal, params, rng):
+    hand = own.copy()  # changed and restored below: the engine's row is read-only
     top = obs[OBS_TOP]
     size = 0
     n_legal_cards = 0
     for c in range(N_CODES):
         size += hand[c]
-        n_legal_cards += legal[c]
+        n_legal_cards += (legal >> c) & 1
     if n_legal_cards > 0:
         out = going_out_card(hand, legal, top, size)
         if out >= 0:
@@ -212,7 +212,7 @@ def probe_follow(obs, legal, params, rng):
             for c in (cls, PLUS + cls):
                 if c >= PINK:
                     continue
-                if legal[c]:
+                if (legal >> c) & 1:
                     hand[c] -= 1
                     s = params[4] * (before - hand_points(hand)) + weighted_follow(hand, cls, params[0], params[1],
                                                                                    params[2], params[3])
@@ -227,7 +227,7 @@ def probe_follow(obs, legal, params, rng):
         d = nearest_distance(hand, top)
         if d >= params[7] and d < 99:
             limit += params[6] * (d - params[7] + 1)
-    if hand_points(hand) <= limit or not legal[DRAW]:
+    if hand_points(hand) <= limit or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -252,14 +252,14 @@ def weighted_by_distance(hand, cls, w):
                   "quit_at_10": (0, 0, 50, ""),
                   "danger": (0, 0, 6, ""),
                   "w_shed_danger": (0.02, -5.01, 5.01, "")})
-def probe_danger(obs, legal, params, rng):
-    hand = own_hand(obs)
+def probe_danger(obs, own, legal, params, rng):
+    hand = own.copy()  # changed and restored below: the engine's row is read-only
     top = obs[OBS_TOP]
     size = 0
     n_legal_cards = 0
     for c in range(N_CODES):
         size += hand[c]
-        n_legal_cards += legal[c]
+        n_legal_cards += (legal >> c) & 1
     if n_legal_cards > 0:
         out = going_out_card(hand, legal, top, size)
         if out >= 0:
@@ -282,7 +282,7 @@ def probe_danger(obs, legal, params, rng):
             for c in (cls, PLUS + cls):
                 if c >= PINK:
                     continue
-                if legal[c]:
+                if (legal >> c) & 1:
                     hand[c] -= 1
                     s = ws * (before - hand_points(hand)) + weighted_by_distance(hand, cls, w)
                     hand[c] += 1
@@ -290,6 +290,6 @@ def probe_danger(obs, legal, params, rng):
                         best_c, best_s = c, s
         return best_c
     limit = params[4] if obs[OBS_SCORES + obs[OBS_SEAT]] < 10 else params[5]
-    if hand_points(hand) <= limit or not legal[DRAW]:
+    if hand_points(hand) <= limit or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW

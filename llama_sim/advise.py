@@ -582,12 +582,12 @@ def lineup(game: str, n: int, policy: str | None, opponents: list[str] | None):
 
 
 @njit(cache=True, nogil=True)
-def _shedding_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                    policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+def _shedding_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """The draw pile is ``deck[pos:]``. -> (out_seat, last_card_seat, last_actor)"""
     out, last_card, last_actor, _, _ = shedding.play_round(
-        can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-        policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+        can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+        policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
     return out, last_card, last_actor
 
 
@@ -646,8 +646,8 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
     quit = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
     deck = full_deck.copy()
-    obs = np.zeros(shedding.OBS_HAND + 2 * n_codes + 3 * shedding.MAX_SEATS, np.int64)
-    legal = np.zeros(n_codes + 2, np.uint8)
+    obs = np.zeros(shedding.obs_len(n_codes), np.int64)
+    can_play_bits = shedding.play_bits_jit(can_play)
     log = np.zeros((0, 2), np.int64)
     v = np.zeros(3 * k_actions, np.int64)
     allow20 = flags[shedding.F_TOKENS20] != 0
@@ -665,9 +665,9 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             scores[:] = scores0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_card, last_actor = _shedding_round(can_play, extra_turn, n, hands, pile, 0, top0, discard, quit,
-                                                         0, scores, policies, slot_of_entry, params, first_entries,
-                                                         prng, obs, legal, log)
+            out, last_card, last_actor = _shedding_round(can_play_bits, extra_turn, n, hands, pile, 0, top0, discard,
+                                                         quit, 0, scores, policies, slot_of_entry, params,
+                                                         first_entries, prng, obs, log)
             _score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if out == 0 else 0
@@ -684,10 +684,10 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                         deck[i] = full_deck[i]
                     R.shuffle(deck, grng)
                     dpos, top = shedding.deal_round(n, deck, hands, discard, quit)
-                    out, last_card, last_actor = _shedding_round(can_play, extra_turn, n, hands, deck, dpos, top,
+                    out, last_card, last_actor = _shedding_round(can_play_bits, extra_turn, n, hands, deck, dpos, top,
                                                                  discard, quit, start, scores, policies,
                                                                  slot_of_entry, params, rest_entries, prng, obs,
-                                                                 legal, log)
+                                                                 log)
                     _score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
                     start = last_card if (starter_last_card and last_card >= 0) else last_actor
                 v[2 * k_actions + k] = win_units(scores, n)[0]

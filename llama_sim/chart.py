@@ -113,12 +113,12 @@ DICE_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _continue_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                    policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+def _continue_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """The one adapter to the shedding kernel: play the round on from a state, in place.
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos)."""
-    return shedding.play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+    return shedding.play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+                               policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
 
 
 M_OWN, M_RELATIVE, M_WIN = range(3)  # the measure a branch is valued by (kernel codes of MEASURES)
@@ -156,9 +156,9 @@ def game_over(scores, n):
 
 
 @njit(cache=True, nogil=True)
-def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20, starter_last_card, n, seat,
+def _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20, starter_last_card, n, seat,
                   draw_first, measure, hands, deck, pos, top, discard, quit, scores, last_play,
-                  policies, slot_of_entry, params, entry_of_seat, brng, grng, bh, bd, bq, bs, bdeck, obs, legal, nolog):
+                  policies, slot_of_entry, params, entry_of_seat, brng, grng, bh, bd, bq, bs, bdeck, obs, nolog):
     """Value for ``seat`` (lower is better) of quitting (or drawing, ``draw_first``) now and letting the
     policy finish: ``M_OWN`` its net score change over the rest of the round; ``M_RELATIVE`` ``(n - 1)``
     times that minus the others' changes (an integer: (n - 1) x (own - the others' mean)); ``M_WIN``
@@ -174,9 +174,9 @@ def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
     else:
         bq[seat] = 1
     nxt = seat + 1 if seat + 1 < n else 0
-    out, last_card, last_actor, _, _ = _continue_round(can_play, extra_turn, n, bh, deck, p, top, bd, bq, nxt, scores,
-                                                       policies, slot_of_entry, params, entry_of_seat, brng, obs,
-                                                       legal, nolog)
+    out, last_card, last_actor, _, _ = _continue_round(can_play_bits, extra_turn, n, bh, deck, p, top, bd, bq, nxt,
+                                                       scores, policies, slot_of_entry, params, entry_of_seat, brng,
+                                                       obs, nolog)
     own = _round_change(bh, seat, out, scores, code_penalty, twins, allow20)
     if measure == M_OWN:
         return own
@@ -200,9 +200,9 @@ def _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
             bdeck[i] = full_deck[i]
         R.shuffle(bdeck, grng)
         p, t = shedding.deal_round(n, bdeck, bh, bd, bq)
-        out, last_card, last_actor, _, _ = _continue_round(can_play, extra_turn, n, bh, bdeck, p, t, bd, bq, start,
-                                                           bs, policies, slot_of_entry, params, entry_of_seat, brng,
-                                                           obs, legal, nolog)
+        out, last_card, last_actor, _, _ = _continue_round(can_play_bits, extra_turn, n, bh, bdeck, p, t, bd, bq,
+                                                           start, bs, policies, slot_of_entry, params, entry_of_seat,
+                                                           brng, obs, nolog)
     return -win_units(bs, n)[seat]
 
 
@@ -266,8 +266,8 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
     bh = np.zeros((n, n_codes), np.int64)  # a branch's state
     bd = np.zeros(n_codes, np.int64)
     bq = np.zeros(n, np.int64)
-    obs = np.zeros(shedding.OBS_HAND + 2 * n_codes + 3 * shedding.MAX_SEATS, np.int64)
-    legal = np.zeros(n_codes + 2, np.uint8)
+    obs = np.zeros(shedding.obs_len(n_codes), np.int64)
+    can_play_bits = shedding.play_bits_jit(can_play)
     log = np.zeros((shedding.LOG_CAPACITY, 2), np.int64)
     nolog = np.zeros((0, 2), np.int64)
     slot_of_entry = np.zeros(1, np.int64)
@@ -299,8 +299,8 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
             d[:] = discard
             q[:] = quit
             out_seat, last_card, last_actor, turns, _ = _continue_round(
-                can_play, extra_turn, n, hands, deck, pos0, top0, discard, quit, start, scores,
-                policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+                can_play_bits, extra_turn, n, hands, deck, pos0, top0, discard, quit, start, scores,
+                policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
             # Replay the round from the deal; branch at every stuck decision.
             pos = pos0
             top = top0
@@ -318,16 +318,16 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 if stuck:
                     R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                    vq = _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
+                    vq = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
                                        starter_last_card, n, seat, False, measure, h, deck, pos, top, d, q, scores,
                                        last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
-                                       bh, bd, bq, bs, bdeck, obs, legal, nolog)
+                                       bh, bd, bq, bs, bdeck, obs, nolog)
                     R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                    vd = _branch_value(full_deck, can_play, extra_turn, code_penalty, twins, allow20,
+                    vd = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
                                        starter_last_card, n, seat, True, measure, h, deck, pos, top, d, q, scores,
                                        last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
-                                       bh, bd, bq, bs, bdeck, obs, legal, nolog)
+                                       bh, bd, bq, bs, bdeck, obs, nolog)
                     k_dec += 1
                     t = token_class(scores[seat], allow20)
                     pts = shedding.seat_penalty(h, seat, code_penalty, twins)
@@ -670,8 +670,8 @@ BIN_OF = np.array({bin_of.tolist()!r}, dtype=np.int64)
 @strategy("{result.game}", "{name}", "Plays the {result.game} {feature} chart built from {result.policy} at "
           "{result.players} players ({result.measure} measure, {result.games} games, seed {result.seed}): the "
           "chart strategy's card choice, the chart's quit/draw choice.")
-def {name}(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, QUIT, BIN_OF, {code})
+def {name}(obs, hand, legal, params, rng):
+    return chart_policy_action(obs, hand, legal, rng, QUIT, BIN_OF, {code})
 '''
     Path(path).write_text(text)
     return name

@@ -6,18 +6,18 @@ each strategy's docstring.
 """
 from numba import njit
 
-from llama_sim.games.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_HAND, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
+from llama_sim.games.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
 from llama_sim.registry import strategy
 from llama_sim.strategies._helpers import climbs, count_penalty, random_legal
 
 
 @strategy("lama", "always_quit", "Quits at its first decision.")
-def always_quit(obs, legal, params, rng):
+def always_quit(obs, hand, legal, params, rng):
     return QUIT
 
 
 @strategy("lama", "random", "Uniformly random legal action.")
-def random(obs, legal, params, rng):
+def random(obs, hand, legal, params, rng):
     return random_legal(legal, rng)
 
 
@@ -25,20 +25,20 @@ def random(obs, legal, params, rng):
 def greedy_play(obs, legal):
     """Equal card before the one-higher card (so a llama on a llama before a 1); -1 if none."""
     top = obs[OBS_TOP]
-    if legal[top]:
+    if (legal >> top) & 1:
         return top
     nxt = (top + 1) % N_CODES
-    if legal[nxt]:
+    if (legal >> nxt) & 1:
         return nxt
     return -1
 
 
 @strategy("lama", "greedy", "Plays whenever it can (equal before one higher), else draws, else quits.")
-def greedy(obs, legal, params, rng):
+def greedy(obs, hand, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[DRAW]:
+    if (legal >> DRAW) & 1:
         return DRAW
     return QUIT
 
@@ -47,7 +47,7 @@ def greedy(obs, legal, params, rng):
           "As greedy, but when it cannot play it quits if its hand's penalty is at most quit_at, else draws.",
           params={"quit_at": (8, 0, 100, "quit when unable to play and hand penalty <= quit_at")},
           presets={2: {"quit_at": 8}, 4: {"quit_at": 2}, 6: {"quit_at": 4}})
-def threshold(obs, legal, params, rng):
+def threshold(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g lama --strategy threshold -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
     threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
@@ -57,7 +57,7 @@ def threshold(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if count_penalty(obs, OBS_HAND, PENALTY) <= params[0] or not legal[DRAW]:
+    if count_penalty(hand, PENALTY) <= params[0] or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -72,7 +72,7 @@ SMART_PRESETS = {2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_qu
           "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
           "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
           params=SMART_PARAMS, presets=SMART_PRESETS)
-def smart(obs, legal, params, rng):
+def smart(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g lama --strategy smart -p N --vs self --budget
     1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
     smart:<preset> smart:quit_at=4,ten_quit_at=0 --games 20000 --seed 5 --threads 1` (win-rate edge of the
@@ -94,10 +94,10 @@ def smart(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if not legal[DRAW]:
+    if not (legal >> DRAW) & 1:
         return QUIT
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
-    return QUIT if count_penalty(obs, OBS_HAND, PENALTY) <= limit else DRAW
+    return QUIT if count_penalty(hand, PENALTY) <= limit else DRAW
 
 
 # smart's rules as an inlinable function, for climber's quitting.
@@ -105,17 +105,16 @@ _smart_rule = njit(cache=True, inline="always")(smart)
 
 
 @njit(cache=True, inline="always")
-def climb_card(obs, legal, min_opponents, same, two_up, far_up):
+def climb_card(obs, hand, legal, min_opponents, same, two_up, far_up):
     """climber's card: with at least ``min_opponents`` opponents still in and both the top's value and
     the next value up fitting, the next value when ``climbs`` (cards held 0..4 values above the top);
     -1 to keep greedy's card."""
     top = obs[OBS_TOP]
     up = (top + 1) % N_CODES
-    if obs[OBS_ACTIVE] - 1 < min_opponents or not legal[top] or not legal[up]:
+    if obs[OBS_ACTIVE] - 1 < min_opponents or not (legal >> top) & 1 or not (legal >> up) & 1:
         return -1
-    h = OBS_HAND
-    if climbs(obs[h + top], obs[h + up], obs[h + (top + 2) % N_CODES],
-              obs[h + (top + 3) % N_CODES] + obs[h + (top + 4) % N_CODES], same, two_up, far_up):
+    if climbs(hand[top], hand[up], hand[(top + 2) % N_CODES],
+              hand[(top + 3) % N_CODES] + hand[(top + 4) % N_CODES], same, two_up, far_up):
         return up
     return -1
 
@@ -130,7 +129,7 @@ def climb_card(obs, legal, min_opponents, same, two_up, far_up):
                   "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
                   "far_up": (0.3, 0, 2, "weight of the cards held three and four values above the top")},
           presets=SMART_PRESETS)
-def climber(obs, legal, params, rng):
+def climber(obs, hand, legal, params, rng):
     """Beats ``smart`` and ``chart``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it
     plays exactly as smart (the climbing rule needs three opponents in the round; the presets are
     smart's). The rule was found for the Party Edition (``party`` climber, where the search and the
@@ -161,11 +160,11 @@ def climber(obs, legal, params, rng):
     -g lama -p N climber:min_opponents=M smart --games 40000 --seed 3 --threads 1`): at 2 players with
     one opponent -0.324 [-0.332, -0.316]; at 3 players with two -0.013 [-0.019, -0.007].
     """
-    if legal[obs[OBS_TOP]]:
-        up = climb_card(obs, legal, params[2], params[3], params[4], params[5])
+    if (legal >> obs[OBS_TOP]) & 1:
+        up = climb_card(obs, hand, legal, params[2], params[3], params[4], params[5])
         if up >= 0:
             return up
-    return _smart_rule(obs, legal, params, rng)
+    return _smart_rule(obs, hand, legal, params, rng)
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,14 +184,14 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     """Greedy's card; when no card fits and drawing is legal, the chart's choice
     ``quit_table[token class, hand points, bin_of[value]]`` (1: quit), where the value is the cards left
     in the draw pile (``feature`` 0) or the smallest hand of an opponent still in (1)."""
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if not legal[DRAW]:
+    if not (legal >> DRAW) & 1:
         return QUIT
     t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], False)
     value = obs[OBS_DRAW_PILE]
@@ -201,7 +200,7 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
         for s in range(obs[OBS_PLAYERS]):
             if s != obs[OBS_SEAT] and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < value:
                 value = obs[OBS_HAND_SIZES + s]
-    if quit_table[t, count_penalty(obs, OBS_HAND, PENALTY), bin_of[value]]:
+    if quit_table[t, count_penalty(hand, PENALTY), bin_of[value]]:
         return QUIT
     return DRAW
 
@@ -209,6 +208,6 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
 @strategy("lama", "chart",
           "Plays like greedy; when no card fits it quits or draws as the bundled quit chart says for its hand "
           "points, the smallest hand of an opponent still in and the token it would return (llamasim chart).")
-def chart(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+def chart(obs, hand, legal, params, rng):
+    return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)

@@ -35,13 +35,14 @@ rate at 4) and plays exactly as chain at 2 and 3; figures and what else was trie
 from numba import njit
 
 from llama_sim.games.party import (
-    CAN_PLAY, DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES,
+    CAN_PLAY, DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES,
     OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import climbs, random_legal
+from llama_sim.strategies._helpers import climbs, lowest_bit, random_legal
 
 N_CLASSES = 7
+CARD_BITS = (1 << N_CODES) - 1  # the play actions' bits of ``legal``
 
 
 @njit(cache=True, inline="always")
@@ -60,44 +61,39 @@ def hand_points(hand):
 
 
 @njit(cache=True, inline="always")
-def own_hand(obs):
-    return obs[OBS_HAND:OBS_HAND + N_CODES].copy()
-
-
-@njit(cache=True, inline="always")
 def greedy_play(obs, legal):
     """A card of the top's value before one higher (the normal card before the plus card),
     the pink llama only when nothing else fits; -1 if no card fits."""
     t = VALUE_CLASS[obs[OBS_TOP]]
     for k in range(2):
         cls = (t + k) % N_CLASSES
-        if legal[cls]:  # the normal card of class cls has code cls (llama: 6)
+        if (legal >> cls) & 1:  # the normal card of class cls has code cls (llama: 6)
             return cls
-        if cls < 6 and legal[PLUS + cls]:
+        if cls < 6 and (legal >> (PLUS + cls)) & 1:
             return PLUS + cls
-    if legal[PINK]:
+    if (legal >> PINK) & 1:
         return PINK
     return -1
 
 
 @strategy("party", "always_quit", "Quits at its first decision.")
-def always_quit(obs, legal, params, rng):
+def always_quit(obs, hand, legal, params, rng):
     return QUIT
 
 
 @strategy("party", "random", "Uniformly random legal action.")
-def random(obs, legal, params, rng):
+def random(obs, hand, legal, params, rng):
     return random_legal(legal, rng)
 
 
 @strategy("party", "greedy",
           "Plays whenever it can (same value before one higher, normal before plus card, pink llama last), "
           "else draws, else quits.")
-def greedy(obs, legal, params, rng):
+def greedy(obs, hand, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if legal[DRAW]:
+    if (legal >> DRAW) & 1:
         return DRAW
     return QUIT
 
@@ -106,7 +102,7 @@ def greedy(obs, legal, params, rng):
           "As greedy, but when it cannot play it quits if its hand's points are at most quit_at, else draws.",
           params={"quit_at": (8, 0, 100, "quit when unable to play and hand points <= quit_at")},
           presets={2: {"quit_at": 8}, 4: {"quit_at": 1}, 6: {"quit_at": 2}})
-def threshold(obs, legal, params, rng):
+def threshold(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g party --strategy threshold -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
     threshold:<preset> threshold:quit_at=8 --games 20000 --seed 5 --threads 1` (win-rate edge of the
@@ -116,7 +112,7 @@ def threshold(obs, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if hand_points(own_hand(obs)) <= params[0] or not legal[DRAW]:
+    if hand_points(hand) <= params[0] or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -186,12 +182,12 @@ def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
         return -1
     t = VALUE_CLASS[obs[OBS_TOP]]
     up = (t + 1) % N_CLASSES
-    if not (legal[t] or (t < LLAMA and legal[PLUS + t])):
+    if not ((legal >> t) & 1 or (t < LLAMA and (legal >> (PLUS + t)) & 1)):
         return -1
     card = -1
-    if legal[up]:
+    if (legal >> up) & 1:
         card = up
-    elif up < LLAMA and legal[PLUS + up]:
+    elif up < LLAMA and (legal >> (PLUS + up)) & 1:
         card = PLUS + up
     if card < 0:
         return -1
@@ -202,34 +198,30 @@ def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
 
 
 @njit(cache=True, inline="always")
-def chain_rules(obs, legal, params, climb):
+def chain_rules(obs, hand, legal, params, climb):
     """chain's decision (params: quit_at, quit_at_10, pink_danger, plus_first); with ``climb``, also
-    climber's rule (``climb_card``, its parameters in params[4:8]) before greedy's card."""
-    hand = own_hand(obs)
+    climber's rule (``climb_card``, its parameters in params[4:8]) before greedy's card. Reads ``hand``
+    in place (the engine's read-only row; until contract v2 it worked on a copy of the hand)."""
     top = obs[OBS_TOP]
     size = 0
-    n_legal_cards = 0
     for c in range(N_CODES):
         size += hand[c]
-        n_legal_cards += legal[c]
-    if n_legal_cards > 0:
+    legal_cards = legal & CARD_BITS
+    if legal_cards != 0:
         if size == 1:  # the last card: out
-            for c in range(N_CODES):
-                if legal[c]:
-                    return c
+            return lowest_bit(legal_cards)
         run = chain_empties_hand(hand, top)
         if run >= 0:
             return run
-        if legal[PINK] and obs[OBS_ACTIVE] > 1 and min_opponent_cards(obs) <= params[2]:
+        if (legal >> PINK) & 1 and obs[OBS_ACTIVE] > 1 and min_opponent_cards(obs) <= params[2]:
             return PINK
-        # A plus card with a follow-up other than the pink llama: the one with the most follow-ups.
+        # A plus card with a follow-up other than the pink llama: the one with the most follow-ups
+        # (the follow-ups in the hand without that card: fits_on(hand, p) less the card itself).
         best, best_follow = -1, 0
         for v in range(6 if params[3] > 0 else 0):
             p = PLUS + v
-            if legal[p]:
-                hand[p] -= 1
-                follow = fits_on(hand, p) - hand[PINK]
-                hand[p] += 1
+            if (legal >> p) & 1:
+                follow = fits_on(hand, p) - CAN_PLAY[p, p] - hand[PINK]
                 if follow > best_follow:
                     best, best_follow = p, follow
         if best >= 0:
@@ -240,7 +232,7 @@ def chain_rules(obs, legal, params, climb):
                 return up
         return greedy_play(obs, legal)  # the pink llama only if nothing else fits
     limit = params[0] if obs[OBS_SCORES + obs[OBS_SEAT]] < 10 else params[1]
-    if hand_points(hand) <= limit or not legal[DRAW]:
+    if hand_points(hand) <= limit or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -262,7 +254,7 @@ CHAIN_PRESETS = {2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_fir
           "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
           "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
           params=CHAIN_PARAMS, presets=CHAIN_PRESETS)
-def chain(obs, legal, params, rng):
+def chain(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
     chain:<preset> chain:quit_at=3,quit_at_10=0,pink_danger=0,plus_first=1 --games 20000 --seed 5
@@ -277,7 +269,7 @@ def chain(obs, legal, params, rng):
     watcher in commit f4315f4: chain, but when no card fits while an opponent still in holds <= danger
     cards it draws): danger=1 -0.008 [-0.013, -0.003], danger=2 -0.008 [-0.014, -0.001].
     """
-    return chain_rules(obs, legal, params, False)
+    return chain_rules(obs, hand, legal, params, False)
 
 
 CLIMBER_PARAMS = {
@@ -294,7 +286,7 @@ CLIMBER_PARAMS = {
           "value instead of the top's value) when it holds more cards above the top than at it: "
           "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
           params=CLIMBER_PARAMS, presets=CHAIN_PRESETS)
-def climber(obs, legal, params, rng):
+def climber(obs, hand, legal, params, rng):
     """Beats ``chain``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it plays exactly
     as chain (the climbing rule needs three opponents in the round; the presets are chain's).
 
@@ -340,7 +332,7 @@ def climber(obs, legal, params, rng):
     without it gives +0.0048 [-0.0009, +0.0106]); quitting at <= 3
     points from a score of 20 (-0.016 [-0.020, -0.012]).
     """
-    return chain_rules(obs, legal, params, True)
+    return chain_rules(obs, hand, legal, params, True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -364,20 +356,20 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     """chain's card; when no card fits and drawing is legal, the chart's choice
     ``quit_table[token class, hand points, bin_of[value]]`` (1: quit), where the value is the cards left
     in the draw pile (``feature`` 0) or the smallest hand of an opponent still in (1)."""
-    a = _chain_rule(obs, legal, CHAIN_DEFAULTS, rng)
+    a = _chain_rule(obs, hand, legal, CHAIN_DEFAULTS, rng)
     if a < DRAW:
         return a
-    if not legal[DRAW]:
+    if not (legal >> DRAW) & 1:
         return QUIT
     t = token_class(obs[OBS_SCORES + obs[OBS_SEAT]], True)
     value = obs[OBS_DRAW_PILE]
     if feature == FEATURE_OPPONENT:
         value = min(MAX_HAND - 1, min_opponent_cards(obs))
-    if quit_table[t, hand_points(own_hand(obs)), bin_of[value]]:
+    if quit_table[t, hand_points(hand), bin_of[value]]:
         return QUIT
     return DRAW
 
@@ -385,6 +377,6 @@ def chart_policy_action(obs, legal, rng, quit_table, bin_of, feature):
 @strategy("party", "chart",
           "Plays chain's cards; when no card fits it quits or draws as the bundled quit chart says for its hand "
           "points, the smallest hand of an opponent still in and the token it would return (llamasim chart).")
-def chart(obs, legal, params, rng):
-    return chart_policy_action(obs, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
+def chart(obs, hand, legal, params, rng):
+    return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)

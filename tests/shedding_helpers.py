@@ -22,12 +22,11 @@ def kernel_round(module, deck, specs, prng_seed, start=0):
     deck = deck.copy()
     pos, top = module.deal_round(n, deck, hands, discard, quit)
     obs = np.zeros(module.OBS_LEN, np.int64)
-    legal = np.zeros(module.N_ACTIONS, np.uint8)
     log = np.zeros((module.LOG_CAPACITY, 2), np.int64)
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
     out, last_card, last_actor, k, pos = module.play_round_entry(
         n, hands, deck, pos, top, discard, quit, start, np.zeros(n, np.int64), policies, slots, params,
-        np.arange(n, dtype=np.int64), prng, obs, legal, log)
+        np.arange(n, dtype=np.int64), prng, obs, log)
     return dict(actions=[tuple(x) for x in log[:k].tolist()], hands=hands, out=out, quit=quit,
                 last_card=last_card, last_actor=last_actor, left=deck.shape[0] - pos, discard=discard)
 

@@ -155,16 +155,15 @@ def _stuck_obs(hand_codes, top, pile, score, players=4, opponent_sizes=(6, 6, 6,
     obs[lama.OBS_TOP] = top
     obs[lama.OBS_DRAW_PILE] = pile
     obs[lama.OBS_ACTIVE] = players
+    hand = np.zeros(lama.N_CODES, np.int64)
     for c in hand_codes:
-        obs[lama.OBS_HAND + c] += 1
+        hand[c] += 1
     obs[lama.OBS_HAND_SIZES] = len(hand_codes)
     for s in range(1, players):
         obs[lama.OBS_HAND_SIZES + s] = opponent_sizes[s - 1]
     obs[lama.OBS_SCORES] = score
-    legal = np.zeros(lama.N_ACTIONS, np.uint8)
-    legal[lama.DRAW] = 1
-    legal[lama.QUIT] = 1
-    return obs, legal
+    legal = (1 << lama.DRAW) | (1 << lama.QUIT)
+    return obs, hand, legal
 
 
 # (hand, own score, cards in the pile, players, the opponents' hand sizes); the top card is a 1, on
@@ -186,19 +185,19 @@ def test_bundled_chart_strategy_plays_its_table():
     rng = np.zeros(2, np.uint64)
     params = np.zeros(registry.MAX_PARAMS)
     for hand, score, pile, players, sizes in CASES:
-        obs, legal = _stuck_obs(hand, 0, pile, score, players, sizes)
+        obs, own, legal = _stuck_obs(hand, 0, pile, score, players, sizes)
         want = _expected(table[players - 2], bin_of, feature, hand, score, pile, sizes)
-        assert policy(obs, legal, params, rng) == want
+        assert policy(obs, own, legal, params, rng) == want
     if feature == FEATURE_OPPONENT:  # an opponent who has quit is not the smallest hand
-        obs, legal = _stuck_obs([3, 3], 0, 20, 0, 4, (1, 6, 6))
+        obs, own, legal = _stuck_obs([3, 3], 0, 20, 0, 4, (1, 6, 6))
         obs[lama.OBS_QUIT + 1] = 1
-        assert policy(obs, legal, params, rng) == _expected(table[2], bin_of, feature, [3, 3], 0, 20, (6, 6))
-    obs, legal = _stuck_obs([0, 1], 0, 20, 0)  # a card that fits is played, the equal card first
-    legal[0] = legal[1] = 1
-    assert policy(obs, legal, params, rng) == 0
-    obs, legal = _stuck_obs([5, 6], 0, 0, 0)  # no drawing allowed: quit
-    legal[lama.DRAW] = 0
-    assert policy(obs, legal, params, rng) == lama.QUIT
+        assert policy(obs, own, legal, params, rng) == _expected(table[2], bin_of, feature, [3, 3], 0, 20, (6, 6))
+    obs, own, legal = _stuck_obs([0, 1], 0, 20, 0)  # a card that fits is played, the equal card first
+    legal |= (1 << 0) | (1 << 1)
+    assert policy(obs, own, legal, params, rng) == 0
+    obs, own, legal = _stuck_obs([5, 6], 0, 0, 0)  # no drawing allowed: quit
+    legal &= ~(1 << lama.DRAW)
+    assert policy(obs, own, legal, params, rng) == lama.QUIT
 
 
 @pytest.mark.parametrize("game", ["lama", "party"])
@@ -239,9 +238,9 @@ def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
     bin_of, _ = bins(result.opp_edges, MAX_HAND, "opponent")
     for hand, score, pile, _, sizes in CASES:
         sizes = (sizes + (6, 6, 6))[:3]
-        obs, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
+        obs, own, legal = _stuck_obs(hand, 0, pile, score, 4, sizes)
         want = _expected(table, bin_of, FEATURE_OPPONENT, hand, score, pile, sizes)
-        assert policy(obs, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
+        assert policy(obs, own, legal, np.zeros(registry.MAX_PARAMS), np.zeros(2, np.uint64)) == want
 
 
 def test_cli_chart_readable_output(capsys):

@@ -110,7 +110,7 @@ def test_user_strategy_file(capsys, tmp_path):
         "from llama_sim.registry import strategy\n"
         "from llama_sim.games.lama import QUIT\n"
         "@strategy('lama', 'quit_now_user', 'a user strategy', params={'unused': (1, 0, 2)})\n"
-        "def quit_now_user(obs, legal, params, rng):\n"
+        "def quit_now_user(obs, hand, legal, params, rng):\n"
         "    return QUIT\n")
     code, out, _ = call(capsys, "strategies", "-g", "lama", "--strategies-file", str(src))
     assert code == 0 and "quit_now_user" in out and "unused=1 [0, 2]" in out
@@ -153,7 +153,7 @@ def test_strategy_breaking_the_contract_is_one_line(capsys, tmp_path):
     src.write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('lama', 'cheat_cli_test', 'draws even when it may not')\n"
-        "def cheat_cli_test(obs, legal, params, rng):\n"
+        "def cheat_cli_test(obs, hand, legal, params, rng):\n"
         "    return 7\n")
     code, out, err = call(capsys, "simulate", "-g", "lama", "-s", "cheat_cli_test", "-s", "always_quit",
                           "--rounds", "50", "--strategies-file", str(src), "-q")

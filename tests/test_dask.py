@@ -93,7 +93,7 @@ def test_user_strategy_file_reaches_the_workers(dask2, tmp_path):
         "from llama_sim.games.lama import QUIT\n"
         "from llama_sim.strategies.lama import greedy_play\n"
         "@strategy('lama', 'play_or_quit_dask_test', 'plays when it can, else quits')\n"
-        "def play_or_quit_dask_test(obs, legal, params, rng):\n"
+        "def play_or_quit_dask_test(obs, hand, legal, params, rng):\n"
         "    a = greedy_play(obs, legal)\n"
         "    return a if a >= 0 else QUIT\n")
     registry.load_file(src)
@@ -153,8 +153,8 @@ def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
     src.write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('lama', 'draw_alone_dask_test', 'draws when it may not, else quits')\n"
-        "def draw_alone_dask_test(obs, legal, params, rng):\n"
-        "    return 7 if legal[7] == 0 else 8\n")
+        "def draw_alone_dask_test(obs, hand, legal, params, rng):\n"
+        "    return 7 if (legal >> 7) & 1 == 0 else 8\n")
     registry.load_file(src)
     plan = seat_plan(LAMA, lineup("always_quit", "draw_alone_dask_test"), False, LAMA.config())
     line = "strategy 'draw_alone_dask_test' (seat 1) chose an illegal action: draw"

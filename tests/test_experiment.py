@@ -287,7 +287,7 @@ def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_th
     (tmp_path / "mine.py").write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
-        "def mine_spec_test(obs, legal, params, rng):\n"
+        "def mine_spec_test(obs, hand, legal, params, rng):\n"
         "    return 0\n")
     spec = write_spec(tmp_path, BASE + 'strategies_file = "mine.py"\n[[steps]]\nkind = "compare"\n'
                                        'strategies = "all"\nplayers = 6\n')

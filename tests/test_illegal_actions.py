@@ -23,15 +23,15 @@ from llama_sim.registry import strategy
 from llama_sim.games import {game} as G
 
 @strategy('{game}', 'phantom_card', 'plays a card it does not hold')
-def phantom_card(obs, legal, params, rng):
+def phantom_card(obs, hand, legal, params, rng):
     for c in range(G.N_CODES):
-        if obs[G.OBS_HAND + c] == 0:
+        if hand[c] == 0:
             return c
     return G.QUIT
 
 @strategy('{game}', 'forced_draw', 'draws when drawing is illegal, quits otherwise')
-def forced_draw(obs, legal, params, rng):
-    return G.DRAW if legal[G.DRAW] == 0 else G.QUIT
+def forced_draw(obs, hand, legal, params, rng):
+    return G.DRAW if (legal >> G.DRAW) & 1 == 0 else G.QUIT
 """
 
 
@@ -91,7 +91,7 @@ def test_reference_round_reports_the_seat_as_its_entry():
     """``Round`` knows only its seats' players: entry = seat, as the convention says."""
     quitter = registry.parse_spec("lama", "always_quit")
 
-    def out_of_range(obs, legal, params, rng):  # a plain Python policy: action 99 does not exist
+    def out_of_range(obs, hand, legal, params, rng):  # a plain Python policy: action 99 does not exist
         return 99
 
     hands, pile, discard = lama.deal(lama.DECK.copy(), 2)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from llama_sim import registry, rng, stats
 from llama_sim.games import lama
 from llama_sim.errors import UsageError
-from llama_sim.games.common import distinct_penalty, largest_token
+from llama_sim.games.common import distinct_penalty, largest_token, legal_bits
 from llama_sim.backends import run
 from llama_sim.simulate import rotation_plan, seat_plan
 
@@ -29,7 +29,7 @@ def scripted(actions):
     """A policy stand-in for the reference engine that replays a fixed list of actions."""
     it = iter(actions)
 
-    def policy(obs, legal, params, rng_state):
+    def policy(obs, hand, legal, params, rng_state):
         return next(it)
 
     return policy, np.zeros(registry.MAX_PARAMS)
@@ -273,7 +273,7 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src.write_text(
         "from llama_sim.registry import strategy\n"
         "@strategy('lama', 'always_draw_test', 'draws even when it may not')\n"
-        "def always_draw_test(obs, legal, params, rng):\n"
+        "def always_draw_test(obs, hand, legal, params, rng):\n"
         "    return 7\n")
     registry.load_file(src)
     players = [registry.parse_spec("lama", "always_draw_test"), registry.parse_spec("lama", "always_quit")]
@@ -290,7 +290,7 @@ def decide(spec, hand, top, sizes=(6, 6, 6, 6), quit=(0, 0, 0, 0), pile=10, scor
     r = lama.Round([list(hand)] + [[0] * sizes[s] for s in range(1, n)], [0] * pile, [top], [None] * n,
                    [score] + [0] * (n - 1), quit=[bool(q) for q in quit])
     policy, params = player(spec)
-    return int(policy(r.observe(0), r.legal(0), params, rng.new_state(0)))
+    return int(policy(r.observe(0), r.hand(0), legal_bits(r.legal(0)), params, rng.new_state(0)))
 
 
 def test_climber_moves_the_top_up_when_it_holds_more_cards_above_than_at_it():

@@ -105,19 +105,19 @@ def test_slots_follow_the_function_tuple_and_the_generated_module_calls_them_in_
     assert names == ["smart", "greedy", "chart"] and list(slots) == [0, 1, 0, 2]
     source = lineup.module_source("lama", lineup.slot_strategies(players))
     assert source.index("P0 = _strategy('lama', 'smart')") < source.index("P1 = _strategy('lama', 'greedy')")
-    assert "if slot == 0:\n        return P0(" in source and "    return P2(obs, legal, params, rng)" in source
+    assert "if slot == 0:\n        return P0(" in source and "    return P2(obs, hand, legal, params, rng)" in source
 
 
 def test_an_edited_strategies_file_gets_a_fresh_line_up_kernel(tmp_path):
     """The generated module's name covers the source file of every strategy in the line-up."""
     path = tmp_path / "mine.py"
-    path.write_text("def mine(obs, legal, params, rng):\n    return 8\n")
+    path.write_text("def mine(obs, hand, legal, params, rng):\n    return 8\n")
     spec = importlib.util.spec_from_file_location("llamasim_test_lineup_mine", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     mine = SimpleNamespace(name="mine", py_func=module.mine, source=str(path))
     before, _ = lineup._place("lama", [mine])
-    path.write_text("def mine(obs, legal, params, rng):\n    return 7\n")
+    path.write_text("def mine(obs, hand, legal, params, rng):\n    return 7\n")
     after, _ = lineup._place("lama", [mine])
     assert before != after and after == lineup._place("lama", [mine])[0]
     assert before != lineup._place("party", [SimpleNamespace(name="mine", py_func=module.mine, source="")])[0]

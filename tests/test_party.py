@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from llama_sim import registry, rng, stats
 from llama_sim.errors import UsageError
 from llama_sim.games import lama, party, shedding
-from llama_sim.games.common import largest_token
+from llama_sim.games.common import largest_token, legal_bits
 from llama_sim.backends import run
 from llama_sim.simulate import rotation_plan, seat_plan
 from llama_sim.strategies import party as pstrat
@@ -31,9 +31,9 @@ def scripted(actions, seen=None):
     (and records the legal masks it was offered in ``seen``)."""
     it = iter(actions)
 
-    def policy(obs, legal, params, rng_state):
+    def policy(obs, hand, legal, params, rng_state):
         if seen is not None:
-            seen.append(legal.copy())
+            seen.append(np.array([(legal >> a) & 1 for a in range(party.N_ACTIONS)]))
         return next(it)
 
     return policy, np.zeros(registry.MAX_PARAMS)
@@ -255,13 +255,12 @@ def kernel_from_state(hands_list, pile, discard_list, quit_list, start, specs, p
     discard = counts(discard_list)
     quit = np.array(quit_list, dtype=np.int64)
     obs = np.zeros(party.OBS_LEN, np.int64)
-    legal = np.zeros(party.N_ACTIONS, np.uint8)
     log = np.zeros((party.LOG_CAPACITY, 2), np.int64)
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
     out, last_card, last_actor, k, pos = party.play_round_entry(
         n, hands, deck, 0, discard_list[-1], discard, quit, start,
         np.array(scores or [0] * n, np.int64), policies, slots, params, np.arange(n, dtype=np.int64),
-        prng, obs, legal, log)
+        prng, obs, log)
     return dict(actions=[tuple(x) for x in log[:k].tolist()], hands=hands, out=out, quit=quit,
                 last_card=last_card, last_actor=last_actor, left=deck.shape[0] - pos, discard=discard)
 
@@ -496,7 +495,7 @@ def test_shared_engine_tables_for_both_rule_sets():
     assert lama.RULES.twins.shape == (0, 3)
     for rules in (lama.RULES, party.RULES):
         lay = rules.layout
-        assert lay.obs_len == shedding.OBS_HAND + 2 * rules.n_codes + 18 and lay.n_actions == rules.n_codes + 2
+        assert lay.obs_len == shedding.OBS_HAND_SIZES + rules.n_codes + 18 and lay.n_actions == rules.n_codes + 2
     for cards in ([], [0, 0, 6], [1, 2, 3, 4, 5, 6], [6, 6]):
         assert shedding.hand_penalty(counts(cards)[:7].copy(), lama.CODE_PENALTY, lama.TWINS) == lama.score(cards)
 
@@ -510,7 +509,7 @@ def decide(spec, hand, top, sizes=(6, 6, 6, 6), quit=(0, 0, 0, 0), pile=10, scor
     r = party.Round([list(hand)] + [[0] * sizes[s] for s in range(1, n)], [0] * pile, [top], [None] * n,
                     [score] + [0] * (n - 1), quit=[bool(q) for q in quit])
     policy, params = player(spec)
-    return int(policy(r.observe(0), r.legal(0), params, rng.new_state(0)))
+    return int(policy(r.observe(0), r.hand(0), legal_bits(r.legal(0)), params, rng.new_state(0)))
 
 
 def test_chain_plays_a_plus_card_when_it_has_a_follow_up():
@@ -561,19 +560,23 @@ OBS_HASH_SOURCE = '''
 from llama_sim.registry import strategy
 
 
-def obs_hash(obs, legal, params, rng):
-    """A legal action picked by a hash of every field of the observation (quitting rarely)."""
+def obs_hash(obs, hand, legal, params, rng):
+    """A legal action picked by a hash of every field of the observation and of the hand (quitting rarely)."""
     h = 1469598103934665603
     for i in range(obs.shape[0]):
         h = (h * 1099511628211 + obs[i] * (i + 7)) & 0x7FFFFFFFFFFF
-    quit = legal.shape[0] - 1
+    for i in range(hand.shape[0]):
+        h = (h * 1099511628211 + hand[i] * (i + 3)) & 0x7FFFFFFFFFFF
+    quit = 0  # the highest action, always legal
+    while (legal >> (quit + 1)) != 0:
+        quit += 1
     others = 0
     for a in range(quit):
-        others += legal[a]
+        others += (legal >> a) & 1
     if others > 0 and h % 13 != 0:  # mostly play or draw, so that rounds run long
         pick = h % others
         for a in range(quit):
-            if legal[a]:
+            if (legal >> a) & 1:
                 if pick == 0:
                     return a
                 pick -= 1

@@ -294,9 +294,9 @@ def test_policy_that_numba_cannot_compile_is_one_line_and_debug_shows_all(capsys
     src = tmp_path / "broken.py"
     src.write_text(
         "from llama_sim.registry import strategy\n"
-        "@strategy('lama', 'broken_rel', 'writes to its legal mask')\n"
-        "def broken_rel(obs, legal, params, rng):\n"
-        "    legal[0] = 1\n"
+        "@strategy('lama', 'broken_rel', 'writes to its hand')\n"
+        "def broken_rel(obs, hand, legal, params, rng):\n"
+        "    hand[0] = 1\n"
         "    return 0\n")
     args = ["simulate", "-g", "lama", "-s", "broken_rel", "-s", "greedy", "--strategies-file", str(src), *SMALL]
     code, _, err = call(capsys, *args)
@@ -313,7 +313,7 @@ def test_a_user_strategy_may_not_take_a_built_in_name(capsys, tmp_path):
         "from llama_sim.registry import strategy\n"
         "from llama_sim.games.lama import QUIT\n"
         "@strategy('lama', 'greedy', 'not the real greedy')\n"
-        "def greedy(obs, legal, params, rng):\n"
+        "def greedy(obs, hand, legal, params, rng):\n"
         "    return QUIT\n")
     for args in (["strategies", "-g", "lama"], ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", *SMALL]):
         one_line_error(*call(capsys, *args, "--strategies-file", str(src))[::2],

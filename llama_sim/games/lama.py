@@ -19,9 +19,12 @@ player to play a card) and binds the shared engine to them under the names used 
 (``Round``, ``reference_game``, ``reference_blocks``, ``play_round``, ``play_game``,
 ``run_blocks``, ``deal``, ``deal_round``).
 
-Actions (the policy's return value): ``0..6`` play a card of that code, ``7`` draw, ``8`` quit.
+Actions (the policy's return value): ``0..6`` play a card of that code, ``7`` draw, ``8`` quit;
+the policy's ``legal`` is an int64 with bit a set for each legal action a.
 
-Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
+Observation layout (int64, ``OBS_LEN``), everything public the acting player can see; its own hand
+is the policy's ``hand`` argument (a count of each code), no longer ``obs[6..12]`` (policy contract
+v2, issue 12: nothing is copied per decision; the fields after it moved up by 7):
 
 ====================  ======  ============================================================
 field                 index   meaning
@@ -32,11 +35,10 @@ OBS_TOP               2       code of the top discard
 OBS_DRAW_PILE         3       cards left in the draw pile
 OBS_ACTIVE            4       players still in the round (acting player included)
 OBS_TURN              5       actions taken so far this round
-OBS_HAND              6..12   own hand: count of each code
-OBS_HAND_SIZES        13..18  hand size of each seat 0..5 (0 for absent seats)
-OBS_QUIT              19..24  1 if that seat has quit this round
-OBS_SCORES            25..30  each seat's score (tokens) at the start of the round
-OBS_DISCARD           31..37  count of each code in the discard pile (public history)
+OBS_HAND_SIZES        6..11   hand size of each seat 0..5 (0 for absent seats)
+OBS_QUIT              12..17  1 if that seat has quit this round
+OBS_SCORES            18..23  each seat's score (tokens) at the start of the round
+OBS_DISCARD           24..30  count of each code in the discard pile (public history)
 ====================  ======  ============================================================
 """
 from __future__ import annotations
@@ -63,12 +65,11 @@ N_ACTIONS = 9
 ACTION_NAMES = tuple(f"play {c}" for c in CODE_NAMES) + ("draw", "quit")
 
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
-OBS_HAND = 6
-OBS_HAND_SIZES = 13
-OBS_QUIT = 19
-OBS_SCORES = 25
-OBS_DISCARD = 31
-OBS_LEN = 38
+OBS_HAND_SIZES = 6
+OBS_QUIT = 12
+OBS_SCORES = 18
+OBS_DISCARD = 24
+OBS_LEN = 31
 
 
 @njit(cache=True, nogil=True)
@@ -94,6 +95,7 @@ assert RULES.layout.obs_len == OBS_LEN and RULES.layout.draw == DRAW and RULES.l
 
 # The tables as module globals: Numba freezes them into the wrappers below at compile time.
 CAN_PLAY = RULES.can_play
+CAN_PLAY_BITS = RULES.can_play_bits
 EXTRA_TURN = RULES.extra_turn
 CODE_PENALTY = RULES.code_penalty
 TWINS = RULES.twins
@@ -133,22 +135,22 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
 
 @njit(cache=True, nogil=True)
 def play_round(n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+               policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
     discard counts, who has quit, whose turn). Seat s plays line-up entry ``entry_of_seat[s]``.
     ``log`` (k, 2) receives (seat, action) pairs when k > 0.
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
-    return shedding.play_round(CAN_PLAY, EXTRA_TURN, n, hands, deck, pos, top, discard, quit, start, scores,
-                               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+    return shedding.play_round(CAN_PLAY_BITS, EXTRA_TURN, n, hands, deck, pos, top, discard, quit, start, scores,
+                               policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
 
 
 @njit(cache=True, nogil=True)
 def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
               penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
-    return shedding.play_game(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    return shedding.play_game(DECK, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                               n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
                               penalty, went_out, quits, final)
 
@@ -170,7 +172,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
     """``run_blocks`` asking the policies through ``decide`` (a line-up kernel's, ``llama_sim.lineup``)."""
-    shedding.run_blocks(decide, DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    shedding.run_blocks(decide, DECK, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                         seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, s2)
 

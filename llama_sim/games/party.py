@@ -49,10 +49,13 @@ codes. Everything in which Party differs from L.A.M.A. is in ``RULES`` below: th
 pink bonus, 20-point tokens, and next starter = last player to act. The round loop, the reference
 engine and the kernel are ``shedding.py``'s, shared with L.A.M.A.
 
-Actions (the policy's return value): ``0..13`` play a card of that code, ``14`` draw, ``15`` quit.
+Actions (the policy's return value): ``0..13`` play a card of that code, ``14`` draw, ``15`` quit;
+the policy's ``legal`` is an int64 with bit a set for each legal action a.
 
-Observation layout (int64, ``OBS_LEN = 52``), everything the acting player can see; the same
-layout as L.A.M.A.'s with the hand and discard counts over Party's 14 codes:
+Observation layout (int64, ``OBS_LEN = 38``), everything public the acting player can see; the same
+layout as L.A.M.A.'s with the discard counts over Party's 14 codes. The own hand is the policy's
+``hand`` argument (a count of each code), no longer ``obs[6..19]`` (policy contract v2, issue 12:
+nothing is copied per decision; the fields after it moved up by 14):
 
 ====================  ======  ============================================================
 field                 index   meaning
@@ -63,11 +66,10 @@ OBS_TOP               2       code of the top discard (a plus card or the pink l
 OBS_DRAW_PILE         3       cards left in the draw pile
 OBS_ACTIVE            4       players still in the round (acting player included)
 OBS_TURN              5       actions taken so far this round
-OBS_HAND              6..19   own hand: count of each code
-OBS_HAND_SIZES        20..25  hand size of each seat 0..5 (0 for absent seats)
-OBS_QUIT              26..31  1 if that seat has quit this round
-OBS_SCORES            32..37  each seat's score (tokens) at the start of the round
-OBS_DISCARD           38..51  count of each code in the discard pile (public history)
+OBS_HAND_SIZES        6..11   hand size of each seat 0..5 (0 for absent seats)
+OBS_QUIT              12..17  1 if that seat has quit this round
+OBS_SCORES            18..23  each seat's score (tokens) at the start of the round
+OBS_DISCARD           24..37  count of each code in the discard pile (public history)
 ====================  ======  ============================================================
 """
 from __future__ import annotations
@@ -103,12 +105,11 @@ N_ACTIONS = 16
 ACTION_NAMES = tuple(f"play {c}" for c in CODE_NAMES) + ("draw", "quit")
 
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
-OBS_HAND = 6
-OBS_HAND_SIZES = 20
-OBS_QUIT = 26
-OBS_SCORES = 32
-OBS_DISCARD = 38
-OBS_LEN = 52
+OBS_HAND_SIZES = 6
+OBS_QUIT = 12
+OBS_SCORES = 18
+OBS_DISCARD = 24
+OBS_LEN = 38
 
 
 def is_llama(code: int) -> bool:
@@ -178,6 +179,7 @@ assert RULES.layout.discard == OBS_DISCARD and RULES.layout.scores == OBS_SCORES
 
 # The tables as module globals: Numba freezes them into the wrappers below at compile time.
 CAN_PLAY = RULES.can_play
+CAN_PLAY_BITS = RULES.can_play_bits
 CODE_PENALTY = RULES.code_penalty
 TWINS = RULES.twins
 FLAGS = RULES.flags
@@ -232,7 +234,7 @@ def hand_penalty(counts):
 
 @njit(cache=True, nogil=True)
 def play_round(n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+               policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
     discard counts, who has quit, whose turn; a pending plus-card extra turn is just ``start``).
     Seat s plays line-up entry ``entry_of_seat[s]``. ``log`` (k, 2) receives (seat, action) pairs
@@ -240,15 +242,15 @@ def play_round(n, hands, deck, pos, top, discard, quit, start, scores,
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
-    return shedding.play_round(CAN_PLAY, EXTRA_TURN, n, hands, deck, pos, top, discard, quit, start, scores,
-                               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log)
+    return shedding.play_round(CAN_PLAY_BITS, EXTRA_TURN, n, hands, deck, pos, top, discard, quit, start, scores,
+                               policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
 
 
 @njit(cache=True, nogil=True)
 def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
               penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
-    return shedding.play_game(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    return shedding.play_game(DECK, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                               n, policies, slot_of_entry, params, entry_of_seat, drng, prng,
                               penalty, went_out, quits, final)
 
@@ -271,7 +273,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
     """``run_blocks`` asking the policies through ``decide`` (a line-up kernel's, ``llama_sim.lineup``)."""
-    shedding.run_blocks(decide, VARIANT_DECKS[cfg[0]], CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    shedding.run_blocks(decide, VARIANT_DECKS[cfg[0]], CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                         seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, s2)
 

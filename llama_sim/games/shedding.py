@@ -11,7 +11,8 @@ table / flag           meaning
 =====================  =======================================================================
 ``deck``               the 56 card codes (int8)
 ``playable``           a readable rule ``playable(top, card) -> bool`` (the reference engine uses it)
-``can_play``           ``can_play[top, card]``: the same rule as a C x C uint8 table (the kernel's)
+``can_play``           ``can_play[top, card]``: the same rule as a C x C uint8 table
+``can_play_bits``      ``can_play_bits[top]``: row ``top`` of ``can_play`` as a bit mask (the kernel's)
 ``extra_turn``         ``extra_turn[card] == 1``: playing it gives its player another turn at once
 ``value_group``        ``value_group[card]``: the distinct-value class a card scores as (1..6, llama)
 ``group_penalty``      points of each class, counted once per hand
@@ -28,7 +29,7 @@ to the final score (round mode starts everyone at 0, where the penalty is just t
 
 The reference engine (``Round``, ``reference_game``, ``reference_blocks``) is plain Python that
 reads like the rulebooks and uses the readable ``playable`` and ``score``. The Numba kernel
-(``play_round``, ``play_game``, ``run_blocks``) takes the tables as array arguments: ``can_play``,
+(``play_round``, ``play_game``, ``run_blocks``) takes the tables as array arguments: ``can_play_bits``,
 ``extra_turn``, the scoring tables derived from the classes (``code_penalty``, ``twins``, see
 ``RuleSet``) and ``flags`` (``tokens20``, ``starter_last_card``). A rule set's module binds them to
 its own tables, held as module globals, in thin wrappers (``lama.play_round``, ``lama.play_game``,
@@ -41,8 +42,13 @@ with the tables as runtime arguments, 3-5% slower. So: inlined.
 What the loop avoids, each measured:
 
 - data-dependent branches where "is this code held?" is a coin flip: the legal-move mask is
-  ``can_play[top, c] & held`` (a branch there cost ~40%), and scoring is branch-free
+  ``can_play_bits[top] & held[seat]`` (a branch there cost ~40%), and scoring is branch-free
   (``hand_penalty``, ~8%);
+- (policy contract v2, issue 12) any per-decision copy: the policy gets the seat's own row of
+  ``hands`` as ``hand`` (``views.readonly_row``) and the legal set as one int64 built from two bit
+  masks, ``can_play_bits[top] & held[seat]`` (``held``: the codes each seat holds, kept up to date on
+  every draw and play), with the draw and quit bits; until then the hand was copied into ``obs`` and
+  the legal set written as C + 2 bytes at every decision;
 - a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
   (+10% rounds/s without it); the policy gets ``views.readonly_row(params, e)``, a view without a
   meminfo (no copy, no reference counts; the reused buffer it replaced, refilled on every change of
@@ -59,15 +65,16 @@ decision costs ~18-20 ns, of which the indirect policy call with four array argu
 (2.0 ns inlined, 3.0 ns with the legal set as one integer argument). Selecting a per-seat array (a
 view or a tuple element) per decision costs ~25 ns (atomic reference counts), so the observation
 stays one array updated in place; a per-seat observation kept up to date (no hand copy, public
-changes written into every seat's row) measured slower for L.A.M.A. (1146 ns a round against 1027):
-seven codes are cheaper to copy than the public changes are to spread.
+changes written into every seat's row) measured slower for L.A.M.A. (1146 ns a round against 1027).
+Since contract v2 the own hand is not part of ``obs`` at all (it is the ``hand`` argument), so the
+one shared observation holds only public fields.
 
 The policy call: the generic kernel (``decide`` None) asks through the first-class function tuple,
 which is opaque to the optimiser; a line-up kernel (``llama_sim.lineup``, same source, ``decide`` its
 own) has the policies compiled in. ``benchmarks/ceiling.py`` plays this kernel's work in loops that
-differ only in that call and in the contract: the rest of issue 12's 2x needs both a line-up kernel
+differ only in that call and in the contract: the rest of issue 12's 2x needed both a line-up kernel
 and a contract with the hand as a read-only row and the legal set as a bit mask (its figures are in
-the issue 12 note).
+the issue 12 note); this kernel now has both.
 
 Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
 distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
@@ -92,14 +99,17 @@ OBS_TOP               2                code of the top discard
 OBS_DRAW_PILE         3                cards left in the draw pile
 OBS_ACTIVE            4                players still in the round (acting player included)
 OBS_TURN              5                actions taken so far this round
-hand                  6 .. 5+C         own hand: count of each code
-hand sizes            6+C .. 11+C      hand size of each seat 0..5 (0 for absent seats)
-quit                  12+C .. 17+C     1 if that seat has quit this round
-scores                18+C .. 23+C     each seat's score (tokens) at the start of the round
-discard               24+C .. 23+2C    count of each code in the discard pile (public history)
+hand sizes            6 .. 11          hand size of each seat 0..5 (0 for absent seats)
+quit                  12 .. 17         1 if that seat has quit this round
+scores                18 .. 23         each seat's score (tokens) at the start of the round
+discard               24 .. 23+C       count of each code in the discard pile (public history)
 ====================  ===============  ======================================================
 
-Actions: ``0..C-1`` play a card of that code, ``C`` draw, ``C+1`` quit.
+The own hand is not in ``obs`` (policy contract v2, issue 12): it is the policy's ``hand`` argument,
+a count of each code (before, it sat at 6 .. 5+C and the later fields followed it).
+
+Actions: ``0..C-1`` play a card of that code, ``C`` draw, ``C+1`` quit; ``legal`` has bit a set for
+each legal action a.
 """
 from __future__ import annotations
 
@@ -110,17 +120,17 @@ import numpy as np
 from numba import njit, types
 
 from .. import rng as R
-from ..errors import ILLEGAL_ACTION
 from ..registry import POLICIES_TYPE, line_up_ask
 from ..views import readonly_row
 from .common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, entry_of, largest_token, reference_block_loop, win_units,
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, ask_policy, largest_token, legal_bits,
+    reference_block_loop, win_units,
 )
 
 HAND_SIZE = 6
 MAX_SEATS = 6
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
-OBS_HAND = 6
+OBS_HAND_SIZES = 6  # the first field after the six scalars (the own hand left obs in contract v2)
 LOG_CAPACITY = 256  # a round has at most 49 draws + 56 plays + 6 quits
 
 # Indices into a rule set's ``flags`` array (the kernel's scalar rules).
@@ -134,12 +144,8 @@ class Layout:
     n_codes: int
 
     @property
-    def hand(self) -> int:
-        return OBS_HAND
-
-    @property
     def hand_sizes(self) -> int:
-        return OBS_HAND + self.n_codes
+        return OBS_HAND_SIZES
 
     @property
     def quit(self) -> int:
@@ -187,6 +193,7 @@ class RuleSet:
     tokens20: bool
     starter_last_card: bool
     can_play: np.ndarray = field(init=False)
+    can_play_bits: np.ndarray = field(init=False)
     code_penalty: np.ndarray = field(init=False)
     twins: np.ndarray = field(init=False)
     flags: np.ndarray = field(init=False)
@@ -210,6 +217,7 @@ class RuleSet:
             if len(codes) == 2:
                 twins.append((codes[0], codes[1], min(pen[codes[0]], pen[codes[1]])))
         object.__setattr__(self, "can_play", table)
+        object.__setattr__(self, "can_play_bits", play_bits(table))
         object.__setattr__(self, "code_penalty", pen)
         object.__setattr__(self, "twins", np.array(twins, dtype=np.int64).reshape(-1, 3))
         object.__setattr__(self, "flags", np.array([int(self.tokens20), int(self.starter_last_card)], dtype=np.int64))
@@ -273,6 +281,8 @@ class Round:
         return len(self.draw_pile) > 0 and len(self.in_round()) > 1
 
     def legal(self, seat: int) -> np.ndarray:
+        """The legal actions as a 0/1 array (readable in tests); the policy gets them as the contract's
+        bit mask (``common.legal_bits``)."""
         legal = np.zeros(self.rules.layout.n_actions, dtype=np.uint8)
         top = self.discard[-1]
         for card in set(self.hands[seat]):
@@ -281,6 +291,13 @@ class Round:
         legal[self.DRAW] = self.can_draw(seat)
         legal[self.QUIT] = 1  # quitting is always allowed
         return legal
+
+    def hand(self, seat: int) -> np.ndarray:
+        """The policy's ``hand``: the count of each code in the seat's hand."""
+        counts = np.zeros(self.rules.n_codes, dtype=np.int64)
+        for card in self.hands[seat]:
+            counts[card] += 1
+        return counts
 
     def observe(self, seat: int) -> np.ndarray:
         lay = self.rules.layout
@@ -291,8 +308,6 @@ class Round:
         obs[OBS_DRAW_PILE] = len(self.draw_pile)
         obs[OBS_ACTIVE] = len(self.in_round())
         obs[OBS_TURN] = len(self.actions)
-        for card in self.hands[seat]:
-            obs[lay.hand + card] += 1
         for s in range(self.n):
             obs[lay.hand_sizes + s] = len(self.hands[s])
             obs[lay.quit + s] = self.quit[s]
@@ -309,11 +324,8 @@ class Round:
             if self.quit[seat]:
                 seat = (seat + 1) % self.n
                 continue
-            policy, params = self.players[seat]
-            legal = self.legal(seat)
-            action = int(policy(self.observe(seat), legal.copy(), params, self.prng))
-            if not (0 <= action < len(legal) and legal[action]):  # ``legal`` is this engine's own copy
-                raise ValueError(ILLEGAL_ACTION, entry_of(self.players[seat], seat), seat, action)
+            action = ask_policy(self.players[seat], seat, self.observe(seat), self.hand(seat),
+                                legal_bits(self.legal(seat)), self.prng)
             self.actions.append((seat, action))
             last_actor = seat
             if action == self.QUIT:
@@ -436,6 +448,18 @@ def reference_blocks(round_cls: type[Round], seed, first_block, n_blocks, n, ent
 # --------------------------------------------------------------------------------------------
 
 
+def play_bits(can_play: np.ndarray) -> np.ndarray:
+    """``can_play`` (C x C, 0/1) as one bit mask per top card: bit c of ``[top]`` is ``can_play[top, c]``."""
+    bits = np.zeros(can_play.shape[0], np.int64)
+    for top in range(can_play.shape[0]):
+        for c in range(can_play.shape[1]):
+            bits[top] |= np.int64(can_play[top, c] != 0) << c
+    return bits
+
+
+play_bits_jit = njit(cache=True, nogil=True)(play_bits)
+
+
 @njit(cache=True, nogil=True)
 def hand_penalty(counts, code_penalty, twins):
     """The kernel's scoring: each held code scores its ``code_penalty`` and each held twin pair gives
@@ -461,56 +485,72 @@ def seat_penalty(hands, s, code_penalty, twins):
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def obs_len(n_codes):
+    """The observation's length for ``n_codes`` card codes (``Layout.obs_len``)."""
+    return OBS_HAND_SIZES + 3 * MAX_SEATS + n_codes
+
+
 # Signatures of the rule sets' ``play_round``/``play_game`` wrappers for Python callers (tests, a
 # position roll-out): with them Numba turns a tuple of policies into the first-class function tuple
 # the kernels are built for, as ``run_blocks``' signature does.
 _I64, _I64A, _I64M = types.int64, types.int64[::1], types.int64[:, ::1]
 PLAY_ROUND_SIG = types.UniTuple(_I64, 5)(
     _I64, _I64M, types.int8[::1], _I64, _I64, _I64A, _I64A, _I64, _I64A, POLICIES_TYPE,
-    _I64A, types.float64[:, ::1], _I64A, types.uint64[::1], _I64A, types.uint8[::1], _I64M)
+    _I64A, types.float64[:, ::1], _I64A, types.uint64[::1], _I64A, _I64M)
 PLAY_GAME_SIG = _I64(_I64, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, types.uint64[::1],
                      types.uint64[::1], _I64A, _I64A, _I64A, _I64A)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def play_round(can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, entry_of_seat, prng, obs, legal, log):
+def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
     discard counts, who has quit, whose turn). Seat s plays line-up entry ``entry_of_seat[s]``.
-    ``log`` (k, 2) receives (seat, action) pairs when k > 0.
+    ``log`` (k, 2) receives (seat, action) pairs when k > 0. (No legal-set buffer since contract v2:
+    the legal set is an int64.)
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).
     """
     sizes = np.zeros(n, np.int64)
-    return round_loop(None, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+    held = np.zeros(n, np.int64)
+    return round_loop(None, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                       policies, slot_of_entry, params, entry_of_seat.reshape(1, n), 0,
-                      prng, obs, legal, log, sizes, False, prng)
+                      prng, obs, log, sizes, held, False, prng)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, entry_of_seat, row, prng, obs, legal, log, sizes, lazy, drng):
-    """``play_round`` with its scratch passed in (``sizes`` (n)) and the seating as ``entry_of_seat[row]``:
+def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+               policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held, lazy, drng):
+    """``play_round`` with its scratch passed in (``sizes`` (n), ``held`` (n): each seat's codes held as
+    a bit mask) and the seating as ``entry_of_seat[row]``:
     the block loop calls it without allocating or slicing per round. A policy gets its parameters as
     ``readonly_row(params, e)``: no copy and no reference counts (a buffer refilled on every change of
-    entry cost 6-8% of a L.A.M.A. round, a plain ``params[e]`` view more).
+    entry cost 6-8% of a L.A.M.A. round, a plain ``params[e]`` view more), and its hand as
+    ``readonly_row(hands, seat)`` likewise; ``legal`` = ``can_play_bits[top] & held[seat]`` with the draw
+    and quit bits, no loop per decision.
     ``decide``: None in a generic kernel, a line-up kernel's own function otherwise (``registry.line_up_ask``).
 
     ``lazy``: the draw pile ``deck[pos:]`` is not shuffled yet; each draw picks its card uniformly
     from it with ``drng`` (a forward Fisher-Yates step, see ``deal_lazy_round``)."""
-    n_codes = can_play.shape[0]
-    o_hand = OBS_HAND
-    o_sizes = o_hand + n_codes
+    n_codes = can_play_bits.shape[0]
+    o_sizes = OBS_HAND_SIZES
     o_quit = o_sizes + MAX_SEATS
     o_scores = o_quit + MAX_SEATS
     o_discard = o_scores + MAX_SEATS
     draw_action = n_codes
     quit_action = n_codes + 1
     n_in = 0
+    quit_bit = np.int64(1) << quit_action
     for s in range(n):
-        sizes[s] = 0
+        size = 0
+        bits = 0
         for c in range(n_codes):
-            sizes[s] += hands[s, c]
+            h = hands[s, c]
+            size += h
+            bits |= np.int64(h > 0) << c
+        sizes[s] = size
+        held[s] = bits
         n_in += 1 - quit[s]
     deck_len = deck.shape[0]
     obs[OBS_TOP] = top
@@ -535,19 +575,16 @@ def round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, 
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
         obs[OBS_TURN] = turn
-        for c in range(n_codes):
-            h = hands[seat, c]
-            obs[o_hand + c] = h
-            # branch-free: a data-dependent branch here mispredicts and costs ~40% of the loop
-            legal[c] = can_play[top, c] & np.uint8(h > 0)
-        legal[draw_action] = 1 if (pos < deck_len and n_in > 1) else 0
-        legal[quit_action] = 1
+        # branch-free: a data-dependent branch here mispredicts and costs ~40% of the loop
+        legal = ((can_play_bits[top] & held[seat]) | quit_bit
+                 | (np.int64((pos < deck_len) & (n_in > 1)) << draw_action))
         e = entry_of_seat[row, seat]
+        hand = readonly_row(hands, seat)  # the engine's own row: no copy, no reference counts
         if decide is None:  # a generic kernel (``registry.line_up_ask``)
-            a = policies[slot_of_entry[e]](obs, legal, readonly_row(params, e), prng)
+            a = policies[slot_of_entry[e]](obs, hand, legal, readonly_row(params, e), prng)
         else:
-            a = line_up_ask(decide, policies, slot_of_entry[e], obs, legal, readonly_row(params, e), prng)
-        if a < 0 or a > quit_action or legal[a] == 0:  # the kernel's own mask, read-only to the policy
+            a = line_up_ask(decide, policies, slot_of_entry[e], obs, hand, legal, readonly_row(params, e), prng)
+        if a < 0 or a > quit_action or (legal >> a) & 1 == 0:  # the kernel's own mask, a value to the policy
             raise ValueError("illegal action", e, seat, a)  # convention: ``llama_sim.errors``
         if turn < cap:
             log[turn, 0] = seat
@@ -568,11 +605,13 @@ def round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, 
                 card = deck[pos]
             pos += 1
             hands[seat, card] += 1
+            held[seat] |= np.int64(1) << card
             sizes[seat] += 1
             obs[o_sizes + seat] = sizes[seat]
             obs[OBS_DRAW_PILE] = deck_len - pos
         else:
             hands[seat, a] -= 1
+            held[seat] &= ~(np.int64(hands[seat, a] == 0) << a)  # the last card of code a: not held now
             sizes[seat] -= 1
             obs[o_sizes + seat] = sizes[seat]
             top = a
@@ -624,22 +663,22 @@ def deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def play_game(full_deck, can_play, extra_turn, code_penalty, twins, flags,
+def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
               n, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final):
     """A full game to 40 into per-seat totals; returns the number of rounds."""
-    n_codes = can_play.shape[0]
-    return game_loop(None, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
+    n_codes = can_play_bits.shape[0]
+    return game_loop(None, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
                      params, entry_of_seat.reshape(1, n), 0, drng, prng,
                      penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
                      np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                     np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64), np.zeros(n_codes + 2, np.uint8),
-                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64))
+                     np.zeros(obs_len(n_codes), np.int64),
+                     np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry, params,
-              entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
-              deck, hands, discard, quit, scores, obs, legal, log, sizes):
+def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
+              params, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
+              deck, hands, discard, quit, scores, obs, log, sizes, held):
     """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in."""
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
@@ -648,8 +687,8 @@ def game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flag
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
         out_seat, last_card, last_actor, _, _ = round_loop(
-            decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-            policies, slot_of_entry, params, entry_of_seat, row, prng, obs, legal, log, sizes,
+            decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+            policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held,
             True, drng)
         top_score = 0
         for s in range(n):
@@ -673,7 +712,7 @@ def game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flag
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags,
+def run_blocks(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
                seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                policies, slot_of_entry, params, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``; ``decide`` asks
@@ -681,7 +720,7 @@ def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, fla
 
     Everything is allocated once per call; the squares are summed in one triangle (``upper``) and
     mirrored into ``s2`` at the end."""
-    n_codes = can_play.shape[0]
+    n_codes = can_play_bits.shape[0]
     rotations = entry_of_seat.shape[0]
     metrics = 6 if games_mode else 3
     d = metrics * n_units
@@ -694,10 +733,10 @@ def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, fla
     discard = np.zeros(n_codes, np.int64)
     quit = np.zeros(n, np.int64)
     scores = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_HAND + 2 * n_codes + 3 * MAX_SEATS, np.int64)
-    legal = np.zeros(n_codes + 2, np.uint8)
+    obs = np.zeros(obs_len(n_codes), np.int64)
     log = np.zeros((0, 2), np.int64)
     sizes = np.zeros(n, np.int64)
+    held = np.zeros(n, np.int64)
     penalty = np.zeros(n, np.int64)
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
@@ -711,10 +750,10 @@ def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, fla
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = game_loop(decide, full_deck, can_play, extra_turn, code_penalty, twins, flags, n, policies,
+                rounds = game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
                                    slot_of_entry, params, entry_of_seat, r, drng, prng,
                                    penalty, went_out, quits, final,
-                                   deck, hands, discard, quit, scores, obs, legal, log, sizes)
+                                   deck, hands, discard, quit, scores, obs, log, sizes, held)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
@@ -722,9 +761,9 @@ def run_blocks(decide, full_deck, can_play, extra_turn, code_penalty, twins, fla
             else:
                 pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
                 scores[:] = 0
-                out_seat, _, _, _, _ = round_loop(decide, can_play, extra_turn, n, hands, deck, pos, top, discard, quit,
-                                                  0, scores, policies, slot_of_entry, params,
-                                                  entry_of_seat, r, prng, obs, legal, log, sizes, True, drng)
+                out_seat, _, _, _, _ = round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard,
+                                                  quit, 0, scores, policies, slot_of_entry, params,
+                                                  entry_of_seat, r, prng, obs, log, sizes, held, True, drng)
                 for s in range(n):
                     p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
                     add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
