@@ -7,7 +7,8 @@ lazily dealt decks (``deal_lazy_round``), two seeded streams per round, the seat
 plan's row, per-seat statistics with their squares (``accumulate_upper``). They differ only in how a
 decision reaches the policy:
 
-- ``kernel``: the shipped ``run_chunk`` (since policy contract v2, ``hand+mask``);
+- ``kernel``: the shipped ``run_chunk`` (the generic kernel; since policy contract v2, ``hand+mask``);
+  ``line-up kernel``: the same with the line-up's own kernel (``llama_sim.lineup``);
 - ``obs+legal, tuple``: the contract before v2 ``policy(obs, legal, params, rng)`` in a loop stripped to
   the work above: the own hand copied into ``obs`` and the legal set written as bytes at every
   decision, the policy called through the first-class function tuple (``registry.POLICIES_TYPE``,
@@ -43,7 +44,7 @@ from llama_sim import rng as R
 from llama_sim.games import get_game, lama, party
 from llama_sim.games.common import accumulate_upper
 from llama_sim.games.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
-from llama_sim.simulate import run_chunk, seat_plan
+from llama_sim.simulate import run_chunk, seat_plan, with_kernel
 from llama_sim.strategies import party as party_strategies
 from llama_sim.views import readonly_row
 
@@ -375,7 +376,9 @@ def main() -> None:
         "hand+mask, tuple": (_loop(module.RULES, CHANGED, None), changed_tuple),
         "hand+mask, compiled in": (_loop(module.RULES, CHANGED, changed), changed_tuple),
     }
-    variants = {"kernel": lambda: run_chunk(plan, 7, 0, args.rounds)}
+    own = with_kernel(plan, "lineup")
+    variants = {"kernel": lambda: run_chunk(plan, 7, 0, args.rounds),
+                "line-up kernel": lambda: run_chunk(own, 7, 0, args.rounds)}
     for name, (loop, policies) in loops.items():
         variants[name] = lambda loop=loop, policies=policies: loop(args.rounds, 7, policies, *work)
     if args.game == "lama":
