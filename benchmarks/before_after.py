@@ -135,8 +135,9 @@ def main() -> None:
             "baseline_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["baseline"]),
             "current_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["current"]),
         })
-        print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} ({cur / base:.2f}x), line-up kernel {own:,.0f} "
-              f"({own / base:.2f}x) rounds/s per CPU-second", file=sys.stderr, flush=True)
+        own_text = f", line-up kernel {own:,.0f} ({own / base:.2f}x)" if own_rates else ""
+        print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} ({cur / base:.2f}x){own_text} rounds/s per CPU-second",
+              file=sys.stderr, flush=True)
     import pandas as pd
 
     pd.set_option("display.width", 250)
