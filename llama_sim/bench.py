@@ -3,8 +3,8 @@
 Both play the same deals with the same policies (4 ``greedy`` players by default); the reference is
 timed on fewer rounds (it is slow) and its sums are checked against the kernels' on those rounds. Each
 rule set is timed with its generic kernel (one compiled kernel for every line-up) and with the line-up's
-own kernel (``llama_sim.lineup``, L.A.M.A. and Party only: None for the others), which ``auto`` picks
-for large runs.
+own kernel (``llama_sim.lineup``, None for a rule set without one), which ``auto`` picks for large
+runs.
 Decisions per round (every policy call: plays, draws, quits, and the other rule sets' give, show,
 discard and take decisions) are counted on the reference rounds, so rule sets with long rounds
 compare fairly by decisions per second. ``benchmarks/before_after.py`` compares two trees.

@@ -21,9 +21,9 @@ one line naming the change (``OLD_CONTRACT``).
 Dispatch choice: a strategy is compiled (lazily, ``cache=True``) for exactly ``POLICY_SIG`` and the
 kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)``. Because the kernel's
 signature does not depend on which strategies play, each kernel compiles once and is loaded from
-the disk cache by every later process, whatever strategies a user combines. For large runs of
-L.A.M.A. and the Party Edition a kernel compiled for the line-up calls the policies directly
-(``line_up_ask``, ``llama_sim.lineup``): the same results, faster. Adding a strategy touches only its
+the disk cache by every later process, whatever strategies a user combines. For large runs a kernel
+compiled for the line-up calls the policies directly (``line_up_ask``, ``llama_sim.lineup``): the same
+results, faster. Adding a strategy touches only its
 strategies file: decorate a plain function with ``@strategy(...)``.
 """
 from __future__ import annotations

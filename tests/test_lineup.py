@@ -19,6 +19,8 @@ from llama_sim.simulate import comparison_design, seat_plan, with_kernel
 LINE_UPS = {
     "lama": ["climber", "random", "threshold:quit_at=5"],
     "party": ["chain", "random", "threshold:quit_at=3"],
+    "kadabra": ["showman", "random", "threshold:quit_at=4"],
+    "dice": ["watcher", "random", "threshold:quit_at=7"],
 }
 
 
@@ -46,15 +48,18 @@ def test_a_rule_variant_is_played_by_the_line_up_kernel_too():
     assert np.array_equal(generic.s1, own.s1) and np.array_equal(generic.s2, own.s2)
 
 
-def test_kadabra_and_dice_always_play_the_generic_kernel(monkeypatch):
-    monkeypatch.setenv("LLAMA_SIM_KERNEL", "lineup")
-    for name in ("kadabra", "dice"):
-        game = get_game(name)
-        plan = seat_plan(game, [registry.parse_spec(name, "threshold")] * 3, False, game.config())
-        assert lineup.choose(plan, 10**9) == "generic"
-        with pytest.raises(ValueError, match="no line-up kernels"):
-            lineup.line_up_kernel(name, plan.entries)
-    assert lineup.has_line_up_kernels("lama") and lineup.has_line_up_kernels("party")
+def test_kadabra_rule_variants_are_played_by_the_line_up_kernel_too():
+    game = get_game("kadabra")
+    players = [registry.parse_spec("kadabra", s) for s in ("greedy", "showman")]
+    for cfg in (game.config(magic_show="off"), game.config(magic_token="off")):
+        plan = seat_plan(game, players + players, True, cfg)
+        generic = run(with_kernel(plan, "generic"), 5, 0, 20, threads=1)
+        own = run(with_kernel(plan, "lineup"), 5, 0, 20, threads=1)
+        assert np.array_equal(generic.s1, own.s1) and np.array_equal(generic.s2, own.s2)
+
+
+def test_every_rule_set_has_line_up_kernels():
+    assert all(lineup.has_line_up_kernels(name) for name in ("lama", "party", "kadabra", "dice"))
 
 
 def test_auto_takes_a_line_up_kernel_only_for_a_large_run(monkeypatch):
@@ -129,10 +134,12 @@ def test_workers_rebuild_the_kernel_choice():
     assert [p.kernel for p in plans_from_data(plan_data(plan))] == ["lineup"]
 
 
-def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_the_next():
-    script = ("import sys; from llama_sim import lineup, registry; "
-              "entries = [registry.parse_spec('lama', s) for s in ('smart', 'greedy')]; "
-              "kernel = lineup.line_up_kernel('lama', entries); "
+@pytest.mark.parametrize("game_name", ["lama", "kadabra", "dice"])
+def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_the_next(game_name):
+    """(Party's line-up kernels are built as L.A.M.A.'s; Kadabra's and dice's have their own round function.)"""
+    script = ("import sys, warnings; warnings.simplefilter('error'); from llama_sim import lineup, registry; "
+              f"entries = [registry.parse_spec({game_name!r}, s) for s in ('threshold', 'random')]; "
+              f"kernel = lineup.line_up_kernel({game_name!r}, entries); "
               "print(kernel.is_cached()); kernel.get() if sys.argv[1] == 'build' else None")
     first = subprocess.run([sys.executable, "-c", script, "build"], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr

@@ -132,7 +132,7 @@ from ... import rng as R
 from .tables import DEFAULT_LAYOUT_NAME, LAYOUTS, format_layout, parse_layout, validate_layout
 from ...errors import UsageError
 from ...jit import Kernel
-from ...registry import POLICIES_TYPE
+from ...registry import POLICIES_TYPE, line_up_ask
 from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
     ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units,
@@ -453,7 +453,16 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
 @njit(cache=True, nogil=True, **_NO_NRT)
 def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
-    """``play_round``'s work, compiled without reference counting: on an illegal action it sets
+    """``play_core_with`` asking the policies through the function tuple (the generic kernel's)."""
+    return play_core_with(None, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                          policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                   policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
+    """``play_round``'s work, compiled without reference counting (as ``play_core``, or as a line-up kernel's
+    own ``core``, ``LINE_UP_SOURCE``, with ``decide`` its ``decide``): on an illegal action it sets
     ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
 
     A policy gets ``obs``, the seat's own row as ``hand`` and its params row, both as
@@ -502,14 +511,17 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                 seat = 0
             continue
         e = entry_of_seat[seat]
-        policy = policies[slot_of_entry[e]]
+        slot = slot_of_entry[e]
         par = readonly_row(params, e)
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
         obs[OBS_PHASE] = PHASE_TURN
         obs[OBS_TURN] = turn
         hand = readonly_row(rows, seat)
-        a = policy(obs, hand, TURN_LEGAL, par, prng)
+        if decide is None:
+            a = policies[slot](obs, hand, TURN_LEGAL, par, prng)
+        else:
+            a = line_up_ask(decide, policies, slot, obs, hand, TURN_LEGAL, par, prng)
         if a != ROLL and a != QUIT:
             bad[0] = e
             bad[1] = seat
@@ -578,7 +590,10 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                 allowed |= ok << (DISCARD_BASE + m)
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
-            a = policy(obs, hand, allowed, par, prng)
+            if decide is None:
+                a = policies[slot](obs, hand, allowed, par, prng)
+            else:
+                a = line_up_ask(decide, policies, slot, obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
                 bad[0] = e
                 bad[1] = seat
@@ -608,7 +623,10 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                        | (llama_row[f2] << (TAKE_BASE + f2)))
             obs[OBS_PHASE] = PHASE_TAKE
             obs[OBS_TURN] = turn
-            a = policy(obs, hand, allowed, par, prng)
+            if decide is None:
+                a = policies[slot](obs, hand, allowed, par, prng)
+            else:
+                a = line_up_ask(decide, policies, slot, obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
                 bad[0] = e
                 bad[1] = seat
@@ -706,7 +724,16 @@ def round_points(rows, s, end, last_actor):
 @njit(cache=True, nogil=True)
 def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
               penalty, went_out, quits, final):
-    """A full game to 40 into per-seat totals; returns the number of rounds."""
+    """``play_game_with`` on the generic ``play_core``."""
+    return play_game_with(play_core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+                          penalty, went_out, quits, final)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+                   penalty, went_out, quits, final):
+    """A full game to 40 into per-seat totals, each round played by ``core`` (``play_core`` or a line-up
+    kernel's own); returns the number of rounds."""
     deck = DECK.copy()
     rows = np.zeros((n, N_CODES), np.int64)
     llama_row = np.zeros(N_CODES, np.int64)
@@ -721,7 +748,7 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
     for r in range(MAX_ROUNDS_PER_GAME):
         deal_round(n, deck, rows, llama_row, discarded, quit, drng)
         returned[:] = 0
-        end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+        end, last_actor, k = core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
                                        obs, log, bad)
         if k < 0:
@@ -750,6 +777,15 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal (and dice stream) is played once per rotation."""
+    run_blocks_with(play_core, play_game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                    games_mode, policies, slot_of_entry, params, cfg, s1, s2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2):
+    """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
+    ``play_game``, or a line-up kernel's own, see ``LINE_UP_SOURCE``)."""
     rotations = entry_of_seat.shape[0]
     metrics = 6 if games_mode else 3
     v = np.zeros(metrics * n_units, np.int64)
@@ -780,7 +816,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = play_game(n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
+                rounds = game(n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
                                    cfg, penalty, went_out, quits, final)
                 wins = win_units(final, n)
                 for s in range(n):
@@ -791,7 +827,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 for s in range(n):
                     scores[s] = 0
                     returned[s] = 0
-                end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
+                end, last_actor, k = core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
                                                policies, slot_of_entry, params, entry_of_seat[r], prng,
                                                dice_rng, obs, log, bad)
                 if k < 0:
@@ -804,6 +840,35 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "dice kernel")
+
+# The line-up kernel (``llama_sim.lineup`` puts this after the line-up's ``decide``): its own round
+# function, compiled without reference counting like ``play_core``, with the policies compiled in, and
+# the game and block loops around it (a line-up's policies passed to ``play_core`` as an argument would
+# keep the kernel out of the disk cache).
+LINE_UP_SOURCE = """
+from llama_sim.games import dice as _dice
+from llama_sim.games.draws import NO_NRT as _NO_NRT
+
+
+@njit(cache=True, nogil=True, **_NO_NRT)
+def core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+         policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
+    return _dice.play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
+
+
+@njit(cache=True, nogil=True)
+def game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+         penalty, went_out, quits, final):
+    return _dice.play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+                                penalty, went_out, quits, final)
+
+
+def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+               policies, slot_of_entry, params, cfg, s1, s2):
+    _dice.run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                          games_mode, policies, slot_of_entry, params, cfg, s1, s2)
+"""
 
 
 def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,

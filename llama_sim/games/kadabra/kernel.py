@@ -33,6 +33,7 @@ from ... import rng as R
 from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
+from ...registry import line_up_ask
 from ...views import readonly_row
 from .tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
@@ -66,7 +67,17 @@ def _next_seats(n, quit, work):
 @njit(cache=True, nogil=True, **NO_NRT)
 def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
               entry_of_seat, prng, drng, lazy, obs, log, bad, work):
+    """``play_core_with`` asking the policies through the function tuple (the generic kernel's)."""
+    return play_core_with(None, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry,
+                          params, entry_of_seat, prng, drng, lazy, obs, log, bad, work)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
+                   entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
+    ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); a line-up
+    kernel compiles its own ``play_core`` around this body (``LINE_UP_SOURCE``).
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
     (seat, action) of every decision when k > 0.
@@ -148,7 +159,11 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
                                  + (1 if board[B_MAGIC] == MAGIC_STAGE else 0))
         obs[OBS_SHOW] = board[B_SHOW]
         e = entry_of_seat[seat]
-        a = policies[slot_of_entry[e]](obs, readonly_row(hands, seat), allowed, params[e], prng)
+        if decide is None:
+            a = policies[slot_of_entry[e]](obs, readonly_row(hands, seat), allowed, params[e], prng)
+        else:
+            a = line_up_ask(decide, policies, slot_of_entry[e], obs, readonly_row(hands, seat), allowed, params[e],
+                            prng)
         if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
             bad[0] = e
             bad[1] = seat
@@ -385,7 +400,16 @@ def new_table(n, ones, tens, board):
 @njit(cache=True, nogil=True)
 def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
               no_show=0):
-    """A full game into per-seat totals; returns the number of rounds. Tokens and the stage carry
+    """``play_game_with`` on the generic ``play_core``."""
+    return play_game_with(play_core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty,
+                          went_out, quits, final, no_show)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
+                   quits, final, no_show):
+    """A full game into per-seat totals, each round played by ``core`` (``play_core`` or a line-up
+    kernel's own); returns the number of rounds. Tokens and the stage carry
     over between rounds; the game ends after a round in which somebody holds 40 or more. Each
     round deals lazily from its own stream, derived from ``drng`` (``draws.next_stream``).
     ``no_show`` 1: the variant without the magic show (``board[B_NO_SHOW]``)."""
@@ -410,7 +434,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
         deal_lazy(n, base, deck, hands, discard, quit, board, round_rng)
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
-        out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
+        out_seat, last_actor, k = core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
                                             slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs,
                                             log, bad, work)
         if k < 0:
@@ -437,6 +461,15 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
     ``cfg`` holds the count of each of the 36 card codes (the deck and its symbol table), then
     ``cfg[CFG_NO_SHOW]`` (1: the variant without the magic show)."""
+    run_blocks_with(play_core, play_game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                    games_mode, policies, slot_of_entry, params, cfg, s1, s2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, cfg, s1, s2):
+    """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
+    ``play_game``, or a line-up kernel's own, see ``LINE_UP_SOURCE``)."""
     # Private copies: the caller's arrays may be shared by other threads, and every view taken of
     # a shared array bumps its (atomic) reference count, which makes threads fight over one cache line.
     entry_of_seat = entry_of_seat.copy()
@@ -477,7 +510,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = play_game(n, base, policies, slot_of_entry, params, seats, drng, prng,
+                rounds = game(n, base, policies, slot_of_entry, params, seats, drng, prng,
                                    penalty, went_out, quits, final, no_show)
                 wins = win_units(final, n)
                 for s in range(n):
@@ -486,7 +519,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
             else:
                 new_table(n, ones, tens, board)
                 deal_lazy(n, base, deck, hands, discard, quit, board, drng)
-                out_seat, _, k = play_core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
+                out_seat, _, k = core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
                                            slot_of_entry, params, seats, prng, drng, True, obs, log, bad,
                                            work)
                 if k < 0:
@@ -500,5 +533,34 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "kadabra kernel")
+
+# The line-up kernel (``llama_sim.lineup`` puts this after the line-up's ``decide``): its own round
+# function, compiled without reference counting like ``play_core``, with the policies compiled in, and
+# the game and block loops around it. A line-up's policies cannot reach ``play_core`` as an argument:
+# that kernel would not be cached on disk.
+LINE_UP_SOURCE = """
+from llama_sim.games.draws import NO_NRT as _NO_NRT
+from llama_sim.games.kadabra import kernel as _kernel
+
+
+@njit(cache=True, nogil=True, **_NO_NRT)
+def core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
+         entry_of_seat, prng, drng, lazy, obs, log, bad, work):
+    return _kernel.play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies,
+                                  slot_of_entry, params, entry_of_seat, prng, drng, lazy, obs, log, bad, work)
+
+
+@njit(cache=True, nogil=True)
+def game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
+         no_show):
+    return _kernel.play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng,
+                                  penalty, went_out, quits, final, no_show)
+
+
+def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+               policies, slot_of_entry, params, cfg, s1, s2):
+    _kernel.run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                            games_mode, policies, slot_of_entry, params, cfg, s1, s2)
+"""
 
 assert MAX_PLAYERS == 6 and PHASE_TURN == 0
