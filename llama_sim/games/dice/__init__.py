@@ -512,6 +512,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             continue
         e = entry_of_seat[seat]
         slot = slot_of_entry[e]
+        policy = policies[slot]  # fetched once: a tuple element taken at each call site cost a third
         par = readonly_row(params, e)
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
@@ -519,7 +520,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
         obs[OBS_TURN] = turn
         hand = readonly_row(rows, seat)
         if decide is None:
-            a = policies[slot](obs, hand, TURN_LEGAL, par, prng)
+            a = policy(obs, hand, TURN_LEGAL, par, prng)
         else:
             a = line_up_ask(decide, policies, slot, obs, hand, TURN_LEGAL, par, prng)
         if a != ROLL and a != QUIT:
@@ -591,7 +592,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
             if decide is None:
-                a = policies[slot](obs, hand, allowed, par, prng)
+                a = policy(obs, hand, allowed, par, prng)
             else:
                 a = line_up_ask(decide, policies, slot, obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
@@ -624,7 +625,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             obs[OBS_PHASE] = PHASE_TAKE
             obs[OBS_TURN] = turn
             if decide is None:
-                a = policies[slot](obs, hand, allowed, par, prng)
+                a = policy(obs, hand, allowed, par, prng)
             else:
                 a = line_up_ask(decide, policies, slot, obs, hand, allowed, par, prng)
             if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
