@@ -7,7 +7,7 @@ nothing of the policy is optimised together with the loop around it. A line-up k
 line-up's policies compiled into its loop (``benchmarks/before_after.py`` and ``llamasim bench`` time
 both kernels; ``benchmarks/ceiling.py`` shows the same on stripped loops).
 
-The price is a compile for each new line-up (about 7 s for a L.A.M.A. kernel on the 2-core machine),
+The price is a compile for each new line-up (6-8 s for each rule set on the 2-core machine, measured),
 so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
@@ -38,7 +38,7 @@ from .jit import Kernel
 KERNEL_MODES = ("auto", "generic", "lineup")
 # A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
 # ``auto`` mode: with a generic kernel at about a million rounds per second per thread, that is a
-# run of tens of seconds, which the compile (about 7 s) shortens.
+# run of tens of seconds, which the compile (6-8 s) shortens.
 LINEUP_MIN_ROUNDS = 20_000_000
 ROUNDS_PER_GAME = 6
 
