@@ -41,8 +41,8 @@ def test_a_line_up_kernel_plays_exactly_as_the_generic_kernel(game_name):
 def test_a_rule_variant_is_played_by_the_line_up_kernel_too():
     game = get_game("party")
     cfg = game.config(pink_llama="plain", plus_cards="plain")
-    players = [registry.parse_spec("party", s) for s in ("greedy", "climber")]
-    plan = seat_plan(game, players + players, True, cfg)
+    players = [registry.parse_spec("party", s) for s in LINE_UPS["party"]]  # the same line-up kernel as above
+    plan = seat_plan(game, players + players[:1], True, cfg)
     generic = run(with_kernel(plan, "generic"), 5, 0, 30, threads=1)
     own = run(with_kernel(plan, "lineup"), 5, 0, 30, threads=1)
     assert np.array_equal(generic.s1, own.s1) and np.array_equal(generic.s2, own.s2)
@@ -50,9 +50,9 @@ def test_a_rule_variant_is_played_by_the_line_up_kernel_too():
 
 def test_kadabra_rule_variants_are_played_by_the_line_up_kernel_too():
     game = get_game("kadabra")
-    players = [registry.parse_spec("kadabra", s) for s in ("greedy", "showman")]
+    players = [registry.parse_spec("kadabra", s) for s in LINE_UPS["kadabra"]]  # the same line-up kernel as above
     for cfg in (game.config(magic_show="off"), game.config(magic_token="off")):
-        plan = seat_plan(game, players + players, True, cfg)
+        plan = seat_plan(game, players + players[:1], True, cfg)
         generic = run(with_kernel(plan, "generic"), 5, 0, 20, threads=1)
         own = run(with_kernel(plan, "lineup"), 5, 0, 20, threads=1)
         assert np.array_equal(generic.s1, own.s1) and np.array_equal(generic.s2, own.s2)
@@ -136,9 +136,11 @@ def test_workers_rebuild_the_kernel_choice():
 
 @pytest.mark.parametrize("game_name", ["lama", "kadabra", "dice"])
 def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_the_next(game_name):
-    """(Party's line-up kernels are built as L.A.M.A.'s; Kadabra's and dice's have their own round function.)"""
+    """(Party's line-up kernels are built as L.A.M.A.'s; Kadabra's and dice's have their own round function.
+    The line-up is the one above: the first process may find it compiled already, and either way the
+    second must load it from the disk cache.)"""
     script = ("import sys, warnings; warnings.simplefilter('error'); from llama_sim import lineup, registry; "
-              f"entries = [registry.parse_spec({game_name!r}, s) for s in ('threshold', 'random')]; "
+              f"entries = [registry.parse_spec({game_name!r}, s) for s in {LINE_UPS[game_name]!r}]; "
               f"kernel = lineup.line_up_kernel({game_name!r}, entries); "
               "print(kernel.is_cached()); kernel.get() if sys.argv[1] == 'build' else None")
     first = subprocess.run([sys.executable, "-c", script, "build"], capture_output=True, text=True)
