@@ -72,9 +72,9 @@ one shared observation holds only public fields.
 The policy call: the generic kernel (``decide`` None) asks through the first-class function tuple,
 which is opaque to the optimiser; a line-up kernel (``llama_sim.lineup``, same source, ``decide`` its
 own) has the policies compiled in. ``benchmarks/ceiling.py`` plays this kernel's work in loops that
-differ only in that call and in the contract: the rest of issue 12's 2x needed both a line-up kernel
-and a contract with the hand as a read-only row and the legal set as a bit mask (its figures are in
-the issue 12 note); this kernel now has both.
+differ only in that call and in the contract (``python benchmarks/ceiling.py --game lama``, 4 greedy:
+this kernel 819 ns a round, its line-up kernel 642, the same work stripped to the loop with the policy
+compiled in 540, a loop specialised for greedy 386).
 
 Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
 distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
