@@ -278,18 +278,6 @@ def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_
                         policies, slot_of_entry, params, s1, s2)
 
 
-# The line-up kernel (``llama_sim.lineup`` puts this after the line-up's ``decide``).
-LINE_UP_SOURCE = """
-from llama_sim.games.party import run_blocks_with as _run_blocks_with
-
-
-def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-               policies, slot_of_entry, params, cfg, s1, s2):
-    _run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                     games_mode, policies, slot_of_entry, params, cfg, s1, s2)
-"""
-
-
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
 
 

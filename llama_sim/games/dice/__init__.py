@@ -462,7 +462,7 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
     """``play_round``'s work, compiled without reference counting (as ``play_core``, or as a line-up kernel's
-    own ``core``, ``LINE_UP_SOURCE``, with ``decide`` its ``decide``): on an illegal action it sets
+    own ``core``, ``llama_sim.lineup``, with ``decide`` its ``decide``): on an illegal action it sets
     ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
 
     A policy gets ``obs``, the seat's own row as ``hand`` and its params row, both as
@@ -750,8 +750,7 @@ def play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng
         deal_round(n, deck, rows, llama_row, discarded, quit, drng)
         returned[:] = 0
         end, last_actor, k = core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                       policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                       obs, log, bad)
+                                  policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log, bad)
         if k < 0:
             raise ValueError("illegal action", bad[0], bad[1], bad[2])
         top = 0
@@ -786,7 +785,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
     """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
-    ``play_game``, or a line-up kernel's own, see ``LINE_UP_SOURCE``)."""
+    ``play_game``, or a line-up kernel's own, see ``llama_sim.lineup``)."""
     rotations = entry_of_seat.shape[0]
     metrics = 6 if games_mode else 3
     v = np.zeros(metrics * n_units, np.int64)
@@ -818,7 +817,7 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
                 went_out[:] = 0
                 quits[:] = 0
                 rounds = game(n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
-                                   cfg, penalty, went_out, quits, final)
+                              cfg, penalty, went_out, quits, final)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
@@ -829,8 +828,8 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
                     scores[s] = 0
                     returned[s] = 0
                 end, last_actor, k = core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
-                                               policies, slot_of_entry, params, entry_of_seat[r], prng,
-                                               dice_rng, obs, log, bad)
+                                          policies, slot_of_entry, params, entry_of_seat[r], prng, dice_rng,
+                                          obs, log, bad)
                 if k < 0:
                     raise ValueError("illegal action", bad[0], bad[1], bad[2])
                 for s in range(n):
@@ -841,35 +840,6 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "dice kernel")
-
-# The line-up kernel (``llama_sim.lineup`` puts this after the line-up's ``decide``): its own round
-# function, compiled without reference counting like ``play_core``, with the policies compiled in, and
-# the game and block loops around it (a line-up's policies passed to ``play_core`` as an argument would
-# keep the kernel out of the disk cache).
-LINE_UP_SOURCE = """
-from llama_sim.games import dice as _dice
-from llama_sim.games.draws import NO_NRT as _NO_NRT
-
-
-@njit(cache=True, nogil=True, **_NO_NRT)
-def core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-         policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
-    return _dice.play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
-
-
-@njit(cache=True, nogil=True)
-def game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
-         penalty, went_out, quits, final):
-    return _dice.play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
-                                penalty, went_out, quits, final)
-
-
-def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-               policies, slot_of_entry, params, cfg, s1, s2):
-    _dice.run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                          games_mode, policies, slot_of_entry, params, cfg, s1, s2)
-"""
 
 
 def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,

@@ -148,8 +148,8 @@ import numpy as np
 
 from ...errors import UsageError
 from ..common import GameSpec, option_flag
-from .kernel import (  # noqa: F401 (LINE_UP_SOURCE: llama_sim.lineup)
-    LINE_UP_SOURCE, deal_round, deck_from_counts, new_table, play_game, play_round, run_blocks, score_round,
+from .kernel import (  # noqa: F401 (run_blocks_with: llama_sim.lineup)
+    deal_round, deck_from_counts, new_table, play_game, play_round, run_blocks, run_blocks_with, score_round,
 )
 from .reference import (
     Decision, Event, GameResult, Round, RoundResult, deal, reference_blocks, reference_game, reference_round,

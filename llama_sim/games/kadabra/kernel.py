@@ -77,7 +77,7 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); a line-up
-    kernel compiles its own ``play_core`` around this body (``LINE_UP_SOURCE``).
+    kernel compiles its own ``play_core`` around this body (``llama_sim.lineup``).
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
     (seat, action) of every decision when k > 0.
@@ -435,8 +435,8 @@ def play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
         out_seat, last_actor, k = core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
-                                            slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs,
-                                            log, bad, work)
+                                       slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs, log, bad,
+                                       work)
         if k < 0:
             raise ValueError("illegal action", bad[0], bad[1], bad[2])
         score_round(n, hands, out_seat, ones, tens, board, points)
@@ -469,7 +469,7 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
 def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
     """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
-    ``play_game``, or a line-up kernel's own, see ``LINE_UP_SOURCE``)."""
+    ``play_game``, or a line-up kernel's own, see ``llama_sim.lineup``)."""
     # Private copies: the caller's arrays may be shared by other threads, and every view taken of
     # a shared array bumps its (atomic) reference count, which makes threads fight over one cache line.
     entry_of_seat = entry_of_seat.copy()
@@ -511,7 +511,7 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
                 went_out[:] = 0
                 quits[:] = 0
                 rounds = game(n, base, policies, slot_of_entry, params, seats, drng, prng,
-                                   penalty, went_out, quits, final, no_show)
+                              penalty, went_out, quits, final, no_show)
                 wins = win_units(final, n)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
@@ -520,8 +520,7 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
                 new_table(n, ones, tens, board)
                 deal_lazy(n, base, deck, hands, discard, quit, board, drng)
                 out_seat, _, k = core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
-                                           slot_of_entry, params, seats, prng, drng, True, obs, log, bad,
-                                           work)
+                                      slot_of_entry, params, seats, prng, drng, True, obs, log, bad, work)
                 if k < 0:
                     raise ValueError("illegal action", bad[0], bad[1], bad[2])
                 score_round(n, hands, out_seat, ones, tens, board, points)
@@ -533,34 +532,5 @@ def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, u
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "kadabra kernel")
-
-# The line-up kernel (``llama_sim.lineup`` puts this after the line-up's ``decide``): its own round
-# function, compiled without reference counting like ``play_core``, with the policies compiled in, and
-# the game and block loops around it. A line-up's policies cannot reach ``play_core`` as an argument:
-# that kernel would not be cached on disk.
-LINE_UP_SOURCE = """
-from llama_sim.games.draws import NO_NRT as _NO_NRT
-from llama_sim.games.kadabra import kernel as _kernel
-
-
-@njit(cache=True, nogil=True, **_NO_NRT)
-def core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
-         entry_of_seat, prng, drng, lazy, obs, log, bad, work):
-    return _kernel.play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies,
-                                  slot_of_entry, params, entry_of_seat, prng, drng, lazy, obs, log, bad, work)
-
-
-@njit(cache=True, nogil=True)
-def game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
-         no_show):
-    return _kernel.play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng,
-                                  penalty, went_out, quits, final, no_show)
-
-
-def run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-               policies, slot_of_entry, params, cfg, s1, s2):
-    _kernel.run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                            games_mode, policies, slot_of_entry, params, cfg, s1, s2)
-"""
 
 assert MAX_PLAYERS == 6 and PHASE_TURN == 0
