@@ -20,7 +20,6 @@ The worker uses only API both trees have (``registry.parse_spec``, ``simulate.se
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import json
 import os
@@ -56,8 +55,7 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, rounds)
     cpu = time.thread_time() - t0
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
-    lineup = importlib.import_module("llama_sim.lineup") if importlib.util.find_spec("llama_sim.lineup") else None
-    if lineup is not None and lineup.has_line_up_kernels(game_name):  # time the line-up's own kernel too
+    if importlib.util.find_spec("llama_sim.lineup"):  # a tree with line-up kernels: time the line-up's own too
         from llama_sim.simulate import with_kernel
 
         own = with_kernel(plan, "lineup")

@@ -3,8 +3,7 @@
 Both play the same deals with the same policies (4 ``greedy`` players by default); the reference is
 timed on fewer rounds (it is slow) and its sums are checked against the kernels' on those rounds. Each
 rule set is timed with its generic kernel (one compiled kernel for every line-up) and with the line-up's
-own kernel (``llama_sim.lineup``, None for a rule set without one), which ``auto`` picks for large
-runs.
+own kernel (``llama_sim.lineup``), which ``auto`` picks for large runs.
 Decisions per round (every policy call: plays, draws, quits, and the other rule sets' give, show,
 discard and take decisions) are counted on the reference rounds, so rule sets with long rounds
 compare fairly by decisions per second. ``benchmarks/before_after.py`` compares two trees.
@@ -18,7 +17,6 @@ import numpy as np
 from . import registry
 from .games import GameSpec
 from .backends import run
-from .lineup import has_line_up_kernels
 from .simulate import default_threads, empty_tally, run_chunk, seat_plan, with_kernel
 
 BENCH_PLAYERS = 4
@@ -40,8 +38,7 @@ def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int 
     name = BENCH_STRATEGY.get(game.name, "greedy")
     players = [registry.parse_spec(game.name, name) for _ in range(BENCH_PLAYERS)]
     plan = seat_plan(game, players, False, game.config())
-    kinds = ("generic", "lineup") if has_line_up_kernels(game.name) else ("generic",)
-    kernels = {kind: with_kernel(plan, kind) for kind in kinds}
+    kernels = {kind: with_kernel(plan, kind) for kind in ("generic", "lineup")}
     threads = default_threads() if threads is None else threads
     rates = {}
     for kind, work in kernels.items():
@@ -63,16 +60,15 @@ def bench_game(game: GameSpec, rounds: int, reference_rounds: int, threads: int 
                 for k1, k2 in (run_chunk(work, 7, 0, reference_rounds) for work in kernels.values()))
     per_round = calls[0] / reference_rounds
     one = rates["generic", 1]
-    own = {count: rates.get(("lineup", count)) for count in (1, threads)}  # None: no line-up kernels
     return {
         "game": game.name, "line-up": f"{BENCH_PLAYERS} x {name}",
         "kernel_rounds_per_s_1_thread": round(one),
         f"kernel_rounds_per_s_{threads}_threads": round(rates["generic", threads]),
-        "lineup_rounds_per_s_1_thread": own[1] and round(own[1]),
-        f"lineup_rounds_per_s_{threads}_threads": own[threads] and round(own[threads]),
+        "lineup_rounds_per_s_1_thread": round(rates["lineup", 1]),
+        f"lineup_rounds_per_s_{threads}_threads": round(rates["lineup", threads]),
         "decisions_per_round": round(per_round, 2),
         "kernel_decisions_per_s_1_thread": round(one * per_round),
-        "lineup_decisions_per_s_1_thread": own[1] and round(own[1] * per_round),
+        "lineup_decisions_per_s_1_thread": round(rates["lineup", 1] * per_round),
         "reference_rounds_per_s": round(ref),
         "speedup_1_thread": round(one / ref, 1),
         "reference_agrees": agree,

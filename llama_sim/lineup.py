@@ -44,7 +44,7 @@ LINEUP_MIN_ROUNDS = 20_000_000
 ROUNDS_PER_GAME = 6
 
 _KERNELS: dict[str, Kernel] = {}  # by generated module
-_BUILT: dict[tuple, Kernel] = {}  # by (rule set, the ids of the line-up's Strategy objects)
+_PLACES: dict[tuple, tuple[str, Path]] = {}  # (rule set, ids of the line-up's Strategy objects) -> _place
 
 
 def kernel_mode() -> str:
@@ -59,25 +59,16 @@ def _game_module(game: str):
     return importlib.import_module(f"llama_sim.games.{game}")
 
 
-def has_line_up_kernels(game: str) -> bool:
-    """Whether rule set ``game`` has line-up kernels: its module gives ``run_blocks_with``, the block loop
-    with the way a policy is asked as its first argument(s) (every rule set does)."""
-    return hasattr(_game_module(game), "run_blocks_with")
-
-
 def choose(work, n_blocks: int) -> str:
     """``"lineup"`` or ``"generic"``: the kernel a run of ``n_blocks`` blocks of ``work`` (a ``Plan`` or a
-    ``Design`` whose ``kernel`` is ``"auto"``) plays with. Always ``"generic"`` for a rule set without
-    line-up kernels (``has_line_up_kernels``)."""
+    ``Design`` whose ``kernel`` is ``"auto"``) plays with."""
     mode = kernel_mode()
-    if not has_line_up_kernels(work.game.name):
-        return "generic"
     if mode != "auto":
         return mode
     rounds = n_blocks * work.rows * (ROUNDS_PER_GAME if work.games_mode else 1)
     if rounds >= LINEUP_MIN_ROUNDS:
         return "lineup"
-    key, path = _place(work.game.name, slot_strategies(work.entries))
+    key, path = _place_of(work.game.name, slot_strategies(work.entries))
     if key not in _KERNELS and not path.is_file():  # never built here: nothing to load
         return "generic"
     return "lineup" if line_up_kernel(work.game.name, work.entries).is_cached() else "generic"
@@ -109,10 +100,13 @@ def _place(game: str, strategies) -> tuple[str, Path]:
     return key, base / "lineups" / f"{key}.py"
 
 
-def _kernel_of(game: str, entries) -> Kernel | None:
-    """The line-up kernel already built in this process for these strategies (``run_chunk`` asks once
-    per chunk: no source files are read again)."""
-    return _BUILT.get((game, tuple(id(s) for s in slot_strategies(entries))))
+def _place_of(game: str, strategies) -> tuple[str, Path]:
+    """``_place``, worked out once per line-up per process (``run_chunk`` asks at every chunk; a running
+    process keeps the strategies' code it imported, whatever their files say later)."""
+    line_up = (game, tuple(id(s) for s in strategies))
+    if line_up not in _PLACES:
+        _PLACES[line_up] = _place(game, strategies)
+    return _PLACES[line_up]
 
 
 def _names(fn) -> str:
@@ -162,16 +156,10 @@ def line_up_kernel(game: str, entries) -> Kernel:
     of the rule set's ``run_blocks``, compiled on first use and cached on disk."""
     from .games.common import RUN_BLOCKS_SIG
 
-    if not has_line_up_kernels(game):
-        raise ValueError(f"{game} has no line-up kernels")
-    built = _kernel_of(game, entries)
-    if built is not None:
-        return built
     strategies = slot_strategies(entries)
-    key, path = _place(game, strategies)
+    key, path = _place_of(game, strategies)
     kernel = _KERNELS.get(key)
     if kernel is not None:
-        _BUILT[game, tuple(id(s) for s in strategies)] = kernel
         return kernel
     source = module_source(game, strategies)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -189,5 +177,4 @@ def line_up_kernel(game: str, entries) -> Kernel:
     kernel = Kernel(module.run_blocks, lambda: RUN_BLOCKS_SIG,
                     f"{game} kernel for {', '.join(s.name for s in strategies)}")
     _KERNELS[key] = kernel
-    _BUILT[game, tuple(id(s) for s in strategies)] = kernel
     return kernel

@@ -58,10 +58,6 @@ def test_kadabra_rule_variants_are_played_by_the_line_up_kernel_too():
         assert np.array_equal(generic.s1, own.s1) and np.array_equal(generic.s2, own.s2)
 
 
-def test_every_rule_set_has_line_up_kernels():
-    assert all(lineup.has_line_up_kernels(name) for name in ("lama", "party", "kadabra", "dice"))
-
-
 def test_auto_takes_a_line_up_kernel_only_for_a_large_run(monkeypatch):
     monkeypatch.delenv("LLAMA_SIM_KERNEL", raising=False)
     game = get_game("lama")
