@@ -20,7 +20,6 @@ The worker uses only API both trees have (``registry.parse_spec``, ``simulate.se
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -55,10 +54,10 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, rounds)
     cpu = time.thread_time() - t0
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
-    if importlib.util.find_spec("llama_sim.lineup"):  # a tree with line-up kernels: time the line-up's own too
-        from llama_sim.simulate import with_kernel
+    from llama_sim import simulate
 
-        own = with_kernel(plan, "lineup")
+    if hasattr(simulate, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
+        own = simulate.with_kernel(plan, "lineup")
         run_chunk(own, 7, 0, 64)
         t0 = time.thread_time()
         run_chunk(own, 7, 0, rounds)

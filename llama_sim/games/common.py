@@ -102,6 +102,13 @@ def largest_token(score, allow20):
 def win_units(final, n):
     """60 // k to each of the k players tied on the lowest score, 0 to the rest."""
     out = np.zeros(n, np.int64)
+    win_units_into(final, n, out)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def win_units_into(final, n, out):
+    """``win_units`` into ``out`` (for loops that allocate nothing)."""
     low = final[0]
     for s in range(1, n):
         if final[s] < low:
@@ -111,9 +118,7 @@ def win_units(final, n):
         if final[s] == low:
             k += 1
     for s in range(n):
-        if final[s] == low:
-            out[s] = WIN_UNITS // k
-    return out
+        out[s] = WIN_UNITS // k if final[s] == low else 0
 
 
 @njit(cache=True, nogil=True)

@@ -48,6 +48,7 @@ from numba import njit
 
 from ..jit import Kernel
 from . import shedding
+from .draws import NO_NRT
 from .common import RUN_BLOCKS_SIG, GameSpec
 from .shedding import LOG_CAPACITY, GameResult, RoundResult, RuleSet, deal, deal_round  # noqa: F401 (public names)
 
@@ -164,17 +165,34 @@ play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "lam
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``."""
-    run_blocks_with(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_blocks_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` asking the policies through ``decide`` (a line-up kernel's, ``llama_sim.lineup``)."""
-    shedding.run_blocks(decide, DECK, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
-                        seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                        policies, slot_of_entry, params, s1, s2)
+    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own,
+    ``llama_sim.lineup``; see ``shedding.run_blocks``)."""
+    shedding.run_blocks(core, DECK, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                        games_mode, policies, slot_of_entry, params, s1, s2)
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def blocks_core(full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, s1, upper, v, bad):
+    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
+    return blocks_core_with(None, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                            games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def blocks_core_with(decide, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                     games_mode, policies, slot_of_entry, params, s1, upper, v, bad):
+    """``shedding.blocks_loop`` on lama's tables, asking the policies through ``decide``."""
+    return shedding.blocks_loop(decide, full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+                                seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                                policies, slot_of_entry, params, s1, upper, v, bad)
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "lama kernel")
