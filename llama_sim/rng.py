@@ -60,9 +60,20 @@ def seed_state(state, seed, block, stream):
 
     Each stream's state comes out of a one-way step, so no stream (the policies' in particular)
     reveals the key that the others (the deal, the dice) are derived from."""
-    h = splitmix64(np.uint64(seed))
-    h = splitmix64(h ^ np.uint64(block))
-    h = _one_way(h + np.uint64(stream) * _GOLDEN)
+    seed_from_key(state, block_key(seed, block), stream)
+
+
+@njit(cache=True, nogil=True)
+def block_key(seed, block):
+    """The key all streams of ``block`` derive from: ``seed_state``'s first two steps, which a kernel
+    takes once per block instead of once per stream and seating (the same states)."""
+    return splitmix64(splitmix64(np.uint64(seed)) ^ np.uint64(block))
+
+
+@njit(cache=True, nogil=True)
+def seed_from_key(state, key, stream):
+    """``seed_state`` from the block's ``block_key``."""
+    h = _one_way(key + np.uint64(stream) * _GOLDEN)
     state[0] = splitmix64(h)
     state[1] = splitmix64(state[0] ^ h)
     if state[0] == 0 and state[1] == 0:

@@ -809,9 +809,10 @@ def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twin
     wins = stack_zeros(MAX_SEATS, n, np.int64)
     for b in range(first_block, first_block + n_blocks):
         v[:] = 0
+        key = R.block_key(seed, b)  # once per block: each seating replays its streams
         for r in range(rotations):
-            R.seed_state(drng, seed, b, R.DEAL_STREAM)
-            R.seed_state(prng, seed, b, R.POLICY_STREAM)
+            R.seed_from_key(drng, key, R.DEAL_STREAM)
+            R.seed_from_key(prng, key, R.POLICY_STREAM)
             if games_mode:
                 penalty[:] = 0
                 went_out[:] = 0

@@ -135,10 +135,10 @@ from ...jit import Kernel
 from ...registry import POLICIES_TYPE, line_up_ask
 from ..common import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units,
+    ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units_into,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
-from ...views import readonly_row
+from ...views import readonly_row, stack_zeros
 
 N_CODES = 7
 LLAMA = 6
@@ -701,6 +701,12 @@ play_round_entry = Kernel(_play_round_entry, lambda: PLAY_ROUND_SIG, "dice round
 @njit(cache=True, nogil=True, **_NO_NRT)
 def deal_round(n, deck, rows, llama_row, discarded, quit, drng):
     """Reset the deck, deal 6 cards to each seat (6 n draws), lay out the full llama row."""
+    deal_into(n, deck, rows, llama_row, discarded, quit, drng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def deal_into(n, deck, rows, llama_row, discarded, quit, drng):
+    """``deal_round``'s body, for the block loop to compile in."""
     for i in range(deck.shape[0]):
         deck[i] = DECK[i]
     deal_shuffle(deck, ROW_SIZE * n, drng)
@@ -722,37 +728,50 @@ def round_points(rows, s, end, last_actor):
     return distinct_penalty(rows[s], PENALTY)
 
 
-@njit(cache=True, nogil=True)
-def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
-              penalty, went_out, quits, final):
-    """``play_game_with`` on the generic ``play_core``."""
-    return play_game_with(play_core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
-                          penalty, went_out, quits, final)
+ILLEGAL, ENDLESS = -1, -2  # what ``game_loop`` and ``blocks_core`` return instead of a count when they stop
 
 
 @njit(cache=True, nogil=True, inline="always")
-def play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
-                   penalty, went_out, quits, final):
-    """A full game to 40 into per-seat totals, each round played by ``core`` (``play_core`` or a line-up
-    kernel's own); returns the number of rounds."""
-    deck = DECK.copy()
-    rows = np.zeros((n, N_CODES), np.int64)
-    llama_row = np.zeros(N_CODES, np.int64)
-    discarded = np.zeros(N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    scores = np.zeros(n, np.int64)
-    returned = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_LEN, np.int64)
-    log = np.zeros((0, 3), np.int64)
+def raise_stop(code, bad):
+    """Raise what a loop compiled without reference counting could only report (``ILLEGAL``, ``ENDLESS``)."""
+    if code == ILLEGAL:
+        raise ValueError("illegal action", bad[0], bad[1], bad[2])
+    if code == ENDLESS:
+        raise ValueError("game did not end")
+
+
+@njit(cache=True, nogil=True)
+def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+              penalty, went_out, quits, final):
+    """A full game to 40 into per-seat totals; returns the number of rounds (``game_loop`` on its own
+    scratch, asking through the function tuple)."""
     bad = np.zeros(3, np.int64)
+    rounds = game_loop(None, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+                       penalty, went_out, quits, final, DECK.copy(), np.zeros((n, N_CODES), np.int64),
+                       np.zeros(N_CODES, np.int64), np.zeros(N_CODES, np.int64), np.zeros(n, np.int64),
+                       np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(OBS_LEN, np.int64),
+                       np.zeros((0, 3), np.int64), bad)
+    raise_stop(rounds, bad)
+    return rounds
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
+              penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores, returned, obs, log,
+              bad):
+    """A full game to 40 into per-seat totals, each round played by ``play_core_with`` asking through
+    ``decide``, on the scratch passed in. Returns the number of rounds, or ``ILLEGAL`` (``bad`` says
+    which) or ``ENDLESS``."""
     start = 0
+    scores[:] = 0
     for r in range(MAX_ROUNDS_PER_GAME):
-        deal_round(n, deck, rows, llama_row, discarded, quit, drng)
+        deal_into(n, deck, rows, llama_row, discarded, quit, drng)
         returned[:] = 0
-        end, last_actor, k = core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                  policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log, bad)
+        end, last_actor, k = play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned,
+                                            cfg, policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
+                                            obs, log, bad)
         if k < 0:
-            raise ValueError("illegal action", bad[0], bad[1], bad[2])
+            return ILLEGAL
         top = 0
         for s in range(n):
             p = round_points(rows, s, end, last_actor)
@@ -771,72 +790,106 @@ def play_game_with(core, n, policies, slot_of_entry, params, entry_of_seat, drng
             for s in range(n):
                 final[s] = scores[s]
             return r + 1
-    raise ValueError("game did not end")
+    return ENDLESS
 
 
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal (and dice stream) is played once per rotation."""
-    run_blocks_with(play_core, play_game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                     games_mode, policies, slot_of_entry, params, cfg, s1, s2)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
-    ``play_game``, or a line-up kernel's own, see ``llama_sim.lineup``)."""
-    rotations = entry_of_seat.shape[0]
+    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own, see
+    ``llama_sim.lineup``). As in the shedding kernels (``shedding.run_blocks``), the loop runs without
+    reference counting on scratch on its own stack; this function allocates what it returns and raises
+    what the loop reports."""
+    if n > MAX_PLAYERS:
+        raise ValueError("dice kernel: more seats than its scratch holds")
     metrics = 6 if games_mode else 3
-    v = np.zeros(metrics * n_units, np.int64)
-    drng = np.zeros(2, np.uint64)
-    prng = np.zeros(2, np.uint64)
-    dice_rng = np.zeros(2, np.uint64)
-    deck = DECK.copy()
-    rows = np.zeros((n, N_CODES), np.int64)
-    llama_row = np.zeros(N_CODES, np.int64)
-    discarded = np.zeros(N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    scores = np.zeros(n, np.int64)
-    returned = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_LEN, np.int64)
-    log = np.zeros((0, 3), np.int64)
     bad = np.zeros(3, np.int64)
-    penalty = np.zeros(n, np.int64)
-    went_out = np.zeros(n, np.int64)
-    quits = np.zeros(n, np.int64)
-    final = np.zeros(n, np.int64)
+    code = core(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+                slot_of_entry, params, cfg, s1, s2, np.zeros(metrics * n_units, np.int64), bad)
+    raise_stop(code, bad)
+
+
+@njit(cache=True, nogil=True, **_NO_NRT)
+def blocks_core(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+                slot_of_entry, params, cfg, s1, s2, v, bad):
+    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
+    return blocks_core_with(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                            policies, slot_of_entry, params, cfg, s1, s2, v, bad)
+
+
+ROWS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
+DECK_CAPACITY = DECK.shape[0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def blocks_core_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                     policies, slot_of_entry, params, cfg, s1, s2, v, bad):
+    """The block loop (allocates nothing): each block's deal and dice played once per rotation, ``decide``
+    asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it is compiled
+    into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of its own are
+    known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``."""
+    rotations = entry_of_seat.shape[0]
+    drng = stack_zeros(2, 2, np.uint64)
+    prng = stack_zeros(2, 2, np.uint64)
+    dice_rng = stack_zeros(2, 2, np.uint64)
+    deck = stack_zeros(DECK_CAPACITY, DECK_CAPACITY, np.int8)
+    rows = stack_zeros(ROWS_CAPACITY, (n, N_CODES), np.int64)
+    llama_row = stack_zeros(N_CODES, N_CODES, np.int64)
+    discarded = stack_zeros(N_CODES, N_CODES, np.int64)
+    quit = stack_zeros(MAX_PLAYERS, n, np.int64)
+    scores = stack_zeros(MAX_PLAYERS, n, np.int64)
+    returned = stack_zeros(MAX_PLAYERS, n, np.int64)
+    obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
+    log = stack_zeros(1, (0, 3), np.int64)
+    penalty = stack_zeros(MAX_PLAYERS, n, np.int64)
+    went_out = stack_zeros(MAX_PLAYERS, n, np.int64)
+    quits = stack_zeros(MAX_PLAYERS, n, np.int64)
+    final = stack_zeros(MAX_PLAYERS, n, np.int64)
+    wins = stack_zeros(MAX_PLAYERS, n, np.int64)
     for b in range(first_block, first_block + n_blocks):
         v[:] = 0
+        key = R.block_key(seed, b)  # once per block: each seating replays its streams
         for r in range(rotations):
-            R.seed_state(drng, seed, b, R.DEAL_STREAM)
-            R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
+            R.seed_from_key(drng, key, R.DEAL_STREAM)
+            R.seed_from_key(prng, key, R.POLICY_STREAM)
+            R.seed_from_key(dice_rng, key, R.DICE_STREAM)
+            seats = entry_of_seat[r]
             if games_mode:
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = game(n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
-                              cfg, penalty, went_out, quits, final)
-                wins = win_units(final, n)
+                rounds = game_loop(decide, n, policies, slot_of_entry, params, seats, drng, prng, dice_rng, cfg,
+                                   penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores,
+                                   returned, obs, log, bad)
+                if rounds < 0:
+                    return rounds
+                win_units_into(final, n, wins)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
                              rounds, wins[s], final[s], True)
             else:
-                deal_round(n, deck, rows, llama_row, discarded, quit, drng)
+                deal_into(n, deck, rows, llama_row, discarded, quit, drng)
                 for s in range(n):
                     scores[s] = 0
                     returned[s] = 0
-                end, last_actor, k = core(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
-                                          policies, slot_of_entry, params, entry_of_seat[r], prng, dice_rng,
-                                          obs, log, bad)
+                end, last_actor, k = play_core_with(decide, n, rows, llama_row, discarded, quit, 0, scores, returned,
+                                                    cfg, policies, slot_of_entry, params, seats, prng, dice_rng,
+                                                    obs, log, bad)
                 if k < 0:
-                    raise ValueError("illegal action", bad[0], bad[1], bad[2])
+                    return ILLEGAL
                 for s in range(n):
                     p = round_points(rows, s, end, last_actor) - returned[s]
                     out = 1 if (end == END_OUT and s == last_actor) else 0
                     add_seat(v, n_units, unit_of_seat[r, s], p, out, quit[s], 0, 0, 0, False)
         accumulate(v, s1, s2)
+    return 0
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "dice kernel")
