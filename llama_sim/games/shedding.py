@@ -33,7 +33,7 @@ reads like the rulebooks and uses the readable ``playable`` and ``score``. The N
 ``extra_turn``, the scoring tables derived from the classes (``code_penalty``, ``twins``, see
 ``RuleSet``) and ``flags`` (``tokens20``, ``starter_last_card``). A rule set's module binds them to
 its own tables, held as module globals, in thin wrappers (``lama.play_round``, ``lama.play_game``,
-``lama._run_blocks``). The shared functions are ``inline="always"``: Numba copies them into each
+``lama._run_blocks``, ``lama.blocks_core``). The shared functions are ``inline="always"``: Numba copies them into each
 wrapper, where the tables are frozen constants, so every rule set gets its own specialised kernel
 from one source. Measured on the 2-core machine (4 greedy players, interleaved runs, CPU time per
 thread): inlined, L.A.M.A. ran 5-7% faster than its former hand-written loop; called out-of-line
@@ -55,8 +55,16 @@ What the loop avoids, each measured:
   entry, cost 6-8%);
 - an integer division per turn for the next seat (~5%);
 - per round (issue 12): allocations and row views (``round_loop``/``game_loop`` take their scratch
-  from ``run_blocks``; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
-  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``).
+  from the block loop; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
+  (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``);
+- reference counting and aliasing (issue 12): the whole block loop (``blocks_loop``) is compiled on its
+  own without Numba's reference counting (``lama.blocks_core``, or a line-up kernel's ``core``), and
+  keeps its scratch on its own stack (``views.stack_zeros``). Inlined into a function with reference
+  counting, each array handed to an inlined helper cost atomic count updates at every round (the
+  L.A.M.A. line-up kernel: 653 -> 574 ns a round without them); scratch handed in as arguments may
+  alias, as far as the compiler knows, so each write reloaded the rest (574 -> 500 ns on the stack).
+  ``run_blocks`` allocates what outlives the loop and raises what it reports (``ILLEGAL``, ``ENDLESS``:
+  without reference counting Numba raises exceptions with constant values only).
 
 Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
 decisions a round, 4 ``greedy`` 37-39): the per-round framework was ~440 ns (seeding 10, deal 86
@@ -73,8 +81,9 @@ The policy call: the generic kernel (``decide`` None) asks through the first-cla
 which is opaque to the optimiser; a line-up kernel (``llama_sim.lineup``, same source, ``decide`` its
 own) has the policies compiled in. ``benchmarks/ceiling.py`` plays this kernel's work in loops that
 differ only in that call and in the contract (``python benchmarks/ceiling.py --game lama``, 4 greedy:
-this kernel 819 ns a round, its line-up kernel 642, the same work stripped to the loop with the policy
-compiled in 540, a loop specialised for greedy 386).
+this kernel 680 ns a round, its line-up kernel 500, the same work stripped to the loop with the policy
+compiled in 514, a loop specialised for greedy 386; before the block loop ran without reference
+counting on stack scratch: 834 and 653).
 
 Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
 distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
@@ -84,9 +93,9 @@ takes the next such step (``round_loop``'s ``lazy`` draw). The reference engine 
 holds on every seed. ``play_round`` (positions typed by callers, fixed-deck tests) keeps its
 arguments and plays the draw pile ``deck[pos:]`` in the given order.
 
-Numba's disk cache only checks the file of the cached function: after editing this module, delete
-the ``lama.*``/``party.*`` entries in ``llama_sim/games/__pycache__`` (or the whole folder), or the
-rule sets keep running their previously compiled copy.
+Numba's disk cache only checks the file of the cached function, so the kernel cache folder is keyed
+by a hash of the package's source (``llama_sim/__init__.py``): an edit here recompiles the rule sets'
+kernels.
 
 Observation layout for C card codes (L.A.M.A.: C = 7, Party: C = 14), all int64:
 

@@ -461,9 +461,10 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
 @njit(cache=True, nogil=True, inline="always")
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
-    """``play_round``'s work, compiled without reference counting (as ``play_core``, or as a line-up kernel's
-    own ``core``, ``llama_sim.lineup``, with ``decide`` its ``decide``): on an illegal action it sets
-    ``bad`` = (entry, seat, action) and returns decisions = -1 (the round is left where it was).
+    """``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
+    ``blocks_core_with``: the generic ``blocks_core`` or a line-up kernel's own ``core``, ``llama_sim.lineup``,
+    with ``decide`` its ``decide``): on an illegal action it sets ``bad`` = (entry, seat, action) and returns
+    decisions = -1 (the round is left where it was).
 
     A policy gets ``obs``, the seat's own row as ``hand`` and its params row, both as
     ``views.readonly_row`` (no copy, and no meminfo: a plain ``rows[seat]`` view would carry the
