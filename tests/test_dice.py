@@ -1,4 +1,5 @@
 """LAMA Dice: rulebook examples, kernel-vs-reference equality, properties, exact values, the solo optimum."""
+import itertools
 from fractions import Fraction
 from math import comb
 
@@ -145,6 +146,23 @@ def test_two_4s_rolled_allow_discarding_two_4s_one_4_only_one():
     seat0 = scripted(ROLL, DB + 0b001, QUIT)
     dice.Round([cards("4 6"), cards("2")], [seat0, scripted(QUIT)], [0, 0], DEFAULT, rolls=[o]).play()
     assert legal_actions(seat0[0].seen[1][1]) == {DB + 0b001, DB + 0b100}  # one 4: one die only
+
+
+def test_the_kernels_discard_masks_are_the_readable_rule_for_every_roll_and_row():
+    """``discard_masks`` (bit sets, issue 12) against ``discard_legal`` on every roll of faces and every
+    count 0..3 of the values shown: 343 rolls, 15,484 cases."""
+    masks = njit(lambda f0, f1, f2, r0, r1, r2: dice.discard_masks(f0, f1, f2, r0, r1, r2))
+    cases = 0
+    for f0, f1, f2 in itertools.product(range(dice.N_CODES), repeat=3):
+        shown = sorted({f0, f1, f2})
+        for counts in itertools.product(range(4), repeat=len(shown)):
+            row = np.zeros(dice.N_CODES, np.int64)
+            row[shown] = counts
+            got = masks(f0, f1, f2, row[f0], row[f1], row[f2])
+            want = sum(1 << m for m in range(1, 8) if dice.discard_legal(row, f0, f1, f2, m))
+            assert got == want, (f0, f1, f2, counts)
+            cases += 1
+    assert cases == 15484
 
 
 def test_discarding_the_last_card_ends_the_round_at_once_and_scores_0():

@@ -185,6 +185,13 @@ OBS_FACES = 85
 OBS_LEN = 103
 
 TURN_LEGAL = (1 << ROLL) | (1 << QUIT)  # the legal mask of a roll-or-quit decision
+# Discard masks m = 1..7 (bit i: die i) as bit sets over m, for the kernel's legal set:
+# DISCARD_SUBSETS[dice]: the masks using only the dice in ``dice``; DISCARD_AT_MOST[k]: those using at
+# most k dice; DISCARD_WITH_AB (AC, BC): those using both of those two dice.
+DISCARD_SUBSETS = np.array([sum(1 << m for m in range(1, 8) if m & ~dice == 0) for dice in range(8)], np.int64)
+DISCARD_AT_MOST = np.array([sum(1 << m for m in range(1, 8) if bin(m).count("1") <= k) for k in range(4)], np.int64)
+DISCARD_WITH_AB, DISCARD_WITH_AC, DISCARD_WITH_BC = (sum(1 << m for m in range(1, 8) if m & pair == pair)
+                                                     for pair in (3, 5, 6))
 LOG_CAPACITY = 4096  # a round has at most ~60 card-moving rolls, plus any number of three-llama rolls
 
 
@@ -216,6 +223,29 @@ def discard_legal(row, f0, f1, f2, mask) -> bool:
     dice = [f0, f1, f2]
     chosen = [dice[i] for i in range(3) if mask >> i & 1]
     return len(chosen) > 0 and all(chosen.count(c) <= row[c] for c in set(chosen))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def discard_masks(f0, f1, f2, r0, r1, r2):
+    """The kernel's ``discard_legal``: bit m set for each legal discard mask m = 1..7 of dice showing
+    f0, f1, f2 when the row holds r0, r1, r2 cards of those values. Every chosen die shows a value in
+    the row, and two (three) chosen dice showing the same value need two (three) such cards. Bit sets
+    over the masks (``DISCARD_SUBSETS``, ``DISCARD_AT_MOST``) instead of a loop over m with a branch per
+    mask, which cost ~4% of a round (4 ``threshold`` players, line-up kernel, 467 -> 449 ns)."""
+    ok_dice = np.int64(r0 > 0) | (np.int64(r1 > 0) << 1) | (np.int64(r2 > 0) << 2)
+    masks = DISCARD_SUBSETS[ok_dice]
+    if f0 == f1 and f1 == f2:
+        masks &= DISCARD_AT_MOST[min(r0, 3)]
+    elif f0 == f1:
+        if r0 < 2:
+            masks &= ~DISCARD_WITH_AB
+    elif f0 == f2:
+        if r0 < 2:
+            masks &= ~DISCARD_WITH_AC
+    elif f1 == f2:
+        if r1 < 2:
+            masks &= ~DISCARD_WITH_BC
+    return masks
 
 
 # --------------------------------------------------------------------------------------------
@@ -569,27 +599,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             returned[seat] += t
             obs[OBS_SCORES + seat] = scores[seat]
         elif r0 > 0 or r1 > 0 or r2 > 0:
-            # Legal masks: every chosen die shows a value in the row, and two (three) chosen dice
-            # showing the same value need two (three) such cards.
-            ok_dice = (1 if r0 > 0 else 0) | (2 if r1 > 0 else 0) | (4 if r2 > 0 else 0)
-            allowed = 0
-            for m in range(1, 8):
-                ok = 1
-                if m & ~ok_dice:
-                    ok = 0
-                elif f0 == f1 and f1 == f2:
-                    if (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) > r0:
-                        ok = 0
-                elif f0 == f1:
-                    if (m & 3) == 3 and r0 < 2:
-                        ok = 0
-                elif f0 == f2:
-                    if (m & 5) == 5 and r0 < 2:
-                        ok = 0
-                elif f1 == f2:
-                    if (m & 6) == 6 and r1 < 2:
-                        ok = 0
-                allowed |= ok << (DISCARD_BASE + m)
+            allowed = discard_masks(f0, f1, f2, r0, r1, r2) << DISCARD_BASE
             obs[OBS_PHASE] = PHASE_DISCARD
             obs[OBS_TURN] = turn
             if decide is None:
