@@ -115,13 +115,11 @@ def _names(fn) -> str:
 
 
 def module_source(game: str, strategies) -> str:
-    """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, and the rule
-    set's ``run_blocks_with`` around that ``decide``. Every rule set does its work in a function compiled
-    on its own without reference counting: the whole block loop for L.A.M.A. and Party (``blocks_core``
-    around the body ``blocks_core_with``), a round for Kadabra and dice (``play_core`` around
-    ``play_core_with``, with a ``game`` around it). The module compiles its own such ``core`` (and
-    ``game``) around its ``decide`` and passes those: a ``decide`` passed into a separately compiled
-    function would keep the kernel out of the disk cache."""
+    """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, a ``core`` that
+    is the rule set's block loop around that ``decide`` (``blocks_core_with``, compiled without reference
+    counting as the rule set's own ``blocks_core``), and ``run_blocks``: the rule set's ``run_blocks_with``
+    around that ``core``. A ``decide`` passed into a separately compiled function would keep the kernel
+    out of the disk cache, so the module compiles its own ``core``."""
     names = ", ".join(s.name for s in strategies)
     body_module = importlib.import_module(_game_module(game).run_blocks_with.py_func.__module__)
     run_args = _names(_game_module(game).run_blocks)
@@ -140,18 +138,10 @@ def module_source(game: str, strategies) -> str:
     for k in range(len(strategies) - 1):
         lines += [f"    if slot == {k}:", f"        return P{k}(obs, hand, legal, params, rng)"]
     lines += [f"    return P{len(strategies) - 1}(obs, hand, legal, params, rng)", "", ""]
-    if hasattr(body_module, "blocks_core_with"):  # the shedding rule sets: the whole block loop is the core
-        core_args = _names(body_module.blocks_core)
-        lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core({core_args}):",
-                  f"    return _body.blocks_core_with(decide, {core_args})", "", "",
-                  f"def run_blocks({run_args}):", f"    _body.run_blocks_with(core, {run_args})", ""]
-    else:  # Kadabra, dice: the core plays one round, ``game`` a game around it
-        core_args, game_args = _names(body_module.play_core), _names(body_module.play_game)
-        lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core({core_args}):",
-                  f"    return _body.play_core_with(decide, {core_args})", "", "",
-                  "@njit(cache=True, nogil=True)", f"def game({game_args}):",
-                  f"    return _body.play_game_with(core, {game_args})", "", "",
-                  f"def run_blocks({run_args}):", f"    _body.run_blocks_with(core, game, {run_args})", ""]
+    core_args = _names(body_module.blocks_core)
+    lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core({core_args}):",
+              f"    return _body.blocks_core_with(decide, {core_args})", "", "",
+              f"def run_blocks({run_args}):", f"    _body.run_blocks_with(core, {run_args})", ""]
     return "\n".join(lines)
 
 

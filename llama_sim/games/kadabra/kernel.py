@@ -6,9 +6,12 @@ counts, ``quit`` (n), ``ones``/``tens`` (n) tokens held, ``board`` (``BOARD_LEN`
 top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one rule: ``B_NO_SHOW``
 (1 in the variant without the magic show: a llama stakes nothing).
 
-``play_core`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
+``play_core_with`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
+``run_blocks`` runs its whole block loop that way (``blocks_core``, issue 12), with the round's scratch
+on the loop's own stack (``views.stack_zeros``: arrays the compiler knows do not alias one another),
+as the other rule sets do; ``play_round`` calls the round on its own (``play_core``).
 It keeps the public observation up to date incrementally and its own record of the legal actions (a
 bit set, ``allowed``), which the policy gets as ``legal`` and against which it checks the answer; the
 policy's ``hand`` is the seat's row of ``hands`` itself (``views.readonly_row``). (Before issue 12 each
@@ -30,11 +33,11 @@ import numpy as np
 from numba import njit
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units
+from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units_into
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
 from ...registry import line_up_ask
-from ...views import readonly_row
+from ...views import readonly_row, stack_zeros
 from .tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, CODE_VALUES,
     COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL, MAGIC_STAGE, MAX_PLAYERS,
@@ -76,8 +79,9 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
 def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
-    ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); a line-up
-    kernel compiles its own ``play_core`` around this body (``llama_sim.lineup``).
+    ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
+    loop (``blocks_core_with``, in ``blocks_core`` or a line-up kernel's own ``core``, ``llama_sim.lineup``)
+    compiles this body in; ``play_core`` is it on its own, for ``play_round``.
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
     (seat, action) of every decision when k > 0.
@@ -397,35 +401,44 @@ def new_table(n, ones, tens, board):
     board[B_NO_SHOW] = no_show
 
 
-@njit(cache=True, nogil=True)
-def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
-              no_show=0):
-    """``play_game_with`` on the generic ``play_core``."""
-    return play_game_with(play_core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty,
-                          went_out, quits, final, no_show)
+ILLEGAL, ENDLESS = -1, -2  # what ``game_loop`` and ``blocks_core`` return instead of a count when they stop
 
 
 @njit(cache=True, nogil=True, inline="always")
-def play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
-                   quits, final, no_show):
-    """A full game into per-seat totals, each round played by ``core`` (``play_core`` or a line-up
-    kernel's own); returns the number of rounds. Tokens and the stage carry
-    over between rounds; the game ends after a round in which somebody holds 40 or more. Each
-    round deals lazily from its own stream, derived from ``drng`` (``draws.next_stream``).
-    ``no_show`` 1: the variant without the magic show (``board[B_NO_SHOW]``)."""
-    deck = base.copy()
-    hands = np.zeros((n, N_CODES), np.int64)
-    discard = np.zeros(N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    ones = np.zeros(n, np.int64)
-    tens = np.zeros(n, np.int64)
-    board = np.zeros(BOARD_LEN, np.int64)
-    points = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_LEN, np.int64)
-    log = np.zeros((0, 2), np.int64)
+def raise_stop(code, bad):
+    """Raise what a loop compiled without reference counting could only report (``ILLEGAL``, ``ENDLESS``)."""
+    if code == ILLEGAL:
+        raise ValueError("illegal action", bad[0], bad[1], bad[2])
+    if code == ENDLESS:
+        raise ValueError("game did not end")
+
+
+@njit(cache=True, nogil=True)
+def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out, quits, final,
+              no_show=0):
+    """A full game into per-seat totals; returns the number of rounds (``game_loop`` on its own scratch,
+    asking through the function tuple). ``no_show`` 1: the variant without the magic show."""
     bad = np.zeros(3, np.int64)
-    work = np.zeros(WORK_LEN, np.int64)
-    round_rng = np.zeros(2, np.uint64)
+    rounds = game_loop(None, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
+                       quits, final, no_show, base.copy(), np.zeros((n, N_CODES), np.int64),
+                       np.zeros(N_CODES, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                       np.zeros(n, np.int64), np.zeros(BOARD_LEN, np.int64), np.zeros(n, np.int64),
+                       np.zeros(OBS_LEN, np.int64), np.zeros((0, 2), np.int64), bad,
+                       np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64))
+    raise_stop(rounds, bad)
+    return rounds
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
+              quits, final, no_show, deck, hands, discard, quit, ones, tens, board, points, obs, log, bad, work,
+              round_rng):
+    """A full game into per-seat totals, each round played by ``play_core_with`` asking through ``decide``,
+    on the scratch passed in. Tokens and the stage carry over between rounds; the game ends after a
+    round in which somebody holds 40 or more. Each round deals lazily from its own stream, derived from
+    ``drng`` (``draws.next_stream``). ``no_show`` 1: the variant without the magic show
+    (``board[B_NO_SHOW]``). Returns the number of rounds, or ``ILLEGAL`` (``bad`` says which) or
+    ``ENDLESS``."""
     board[B_NO_SHOW] = no_show
     new_table(n, ones, tens, board)
     start = 0
@@ -434,11 +447,11 @@ def play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat
         deal_lazy(n, base, deck, hands, discard, quit, board, round_rng)
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
-        out_seat, last_actor, k = core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
-                                       slot_of_entry, params, entry_of_seat, prng, round_rng, True, obs, log, bad,
-                                       work)
+        out_seat, last_actor, k = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start,
+                                                 policies, slot_of_entry, params, entry_of_seat, prng, round_rng,
+                                                 True, obs, log, bad, work)
         if k < 0:
-            raise ValueError("illegal action", bad[0], bad[1], bad[2])
+            return ILLEGAL
         score_round(n, hands, out_seat, ones, tens, board, points)
         top_score = 0
         for s in range(n):
@@ -453,7 +466,7 @@ def play_game_with(core, n, base, policies, slot_of_entry, params, entry_of_seat
             for s in range(n):
                 final[s] = ones[s] + 10 * tens[s]
             return r + 1
-    raise ValueError("game did not end")
+    return ENDLESS
 
 
 def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
@@ -461,74 +474,102 @@ def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_u
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
     ``cfg`` holds the count of each of the 36 card codes (the deck and its symbol table), then
     ``cfg[CFG_NO_SHOW]`` (1: the variant without the magic show)."""
-    run_blocks_with(play_core, play_game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                     games_mode, policies, slot_of_entry, params, cfg, s1, s2)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def run_blocks_with(core, game, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` with its rounds played by ``core`` and its games by ``game`` (``play_core`` and
-    ``play_game``, or a line-up kernel's own, see ``llama_sim.lineup``)."""
-    # Private copies: the caller's arrays may be shared by other threads, and every view taken of
-    # a shared array bumps its (atomic) reference count, which makes threads fight over one cache line.
-    entry_of_seat = entry_of_seat.copy()
-    unit_of_seat = unit_of_seat.copy()
-    slot_of_entry = slot_of_entry.copy()
-    params = params.copy()
-    rotations = entry_of_seat.shape[0]
-    metrics = 6 if games_mode else 3
-    v = np.zeros(metrics * n_units, np.int64)
-    drng = np.zeros(2, np.uint64)
-    prng = np.zeros(2, np.uint64)
+    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own, see
+    ``llama_sim.lineup``). As in the shedding kernels (``shedding.run_blocks``), the loop runs without
+    reference counting on scratch on its own stack; this function allocates the deck (its size is the
+    table's) and what the loop returns, and raises what it reports."""
+    if n > MAX_PLAYERS:
+        raise ValueError("kadabra kernel: more seats than its scratch holds")
     base = deck_from_counts(cfg)
-    deck = base.copy()
-    hands = np.zeros((n, N_CODES), np.int64)
-    discard = np.zeros(N_CODES, np.int64)
-    quit = np.zeros(n, np.int64)
-    ones = np.zeros(n, np.int64)
-    tens = np.zeros(n, np.int64)
-    board = np.zeros(BOARD_LEN, np.int64)
-    no_show = cfg[CFG_NO_SHOW]
-    board[B_NO_SHOW] = no_show
-    points = np.zeros(n, np.int64)
-    obs = np.zeros(OBS_LEN, np.int64)
-    log = np.zeros((0, 2), np.int64)
+    metrics = 6 if games_mode else 3
     bad = np.zeros(3, np.int64)
-    work = np.zeros(WORK_LEN, np.int64)
-    penalty = np.zeros(n, np.int64)
-    went_out = np.zeros(n, np.int64)
-    quits = np.zeros(n, np.int64)
-    final = np.zeros(n, np.int64)
+    code = core(base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, cfg[CFG_NO_SHOW], s1, s2, np.zeros(metrics * n_units, np.int64),
+                bad)
+    raise_stop(code, bad)
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def blocks_core(base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, no_show, s1, s2, v, bad):
+    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
+    return blocks_core_with(None, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                            games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad)
+
+
+HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def blocks_core_with(decide, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                     games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad):
+    """The block loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
+    ``decide`` asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it
+    is compiled into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of
+    its own are known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or
+    ``ENDLESS``."""
+    rotations = entry_of_seat.shape[0]
+    drng = stack_zeros(2, 2, np.uint64)
+    prng = stack_zeros(2, 2, np.uint64)
+    round_rng = stack_zeros(2, 2, np.uint64)
+    hands = stack_zeros(HANDS_CAPACITY, (n, N_CODES), np.int64)
+    discard = stack_zeros(N_CODES, N_CODES, np.int64)
+    quit = stack_zeros(MAX_PLAYERS, n, np.int64)
+    ones = stack_zeros(MAX_PLAYERS, n, np.int64)
+    tens = stack_zeros(MAX_PLAYERS, n, np.int64)
+    board = stack_zeros(BOARD_LEN, BOARD_LEN, np.int64)
+    points = stack_zeros(MAX_PLAYERS, n, np.int64)
+    obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
+    log = stack_zeros(1, (0, 2), np.int64)
+    work = stack_zeros(WORK_LEN, WORK_LEN, np.int64)
+    penalty = stack_zeros(MAX_PLAYERS, n, np.int64)
+    went_out = stack_zeros(MAX_PLAYERS, n, np.int64)
+    quits = stack_zeros(MAX_PLAYERS, n, np.int64)
+    final = stack_zeros(MAX_PLAYERS, n, np.int64)
+    wins = stack_zeros(MAX_PLAYERS, n, np.int64)
+    board[B_NO_SHOW] = no_show
     for b in range(first_block, first_block + n_blocks):
         v[:] = 0
+        key = R.block_key(seed, b)  # once per block: each seating replays its streams
         for r in range(rotations):
-            R.seed_state(drng, seed, b, R.DEAL_STREAM)
-            R.seed_state(prng, seed, b, R.POLICY_STREAM)
+            R.seed_from_key(drng, key, R.DEAL_STREAM)
+            R.seed_from_key(prng, key, R.POLICY_STREAM)
             seats = entry_of_seat[r]
             if games_mode:
                 penalty[:] = 0
                 went_out[:] = 0
                 quits[:] = 0
-                rounds = game(n, base, policies, slot_of_entry, params, seats, drng, prng,
-                              penalty, went_out, quits, final, no_show)
-                wins = win_units(final, n)
+                rounds = game_loop(decide, n, base, policies, slot_of_entry, params, seats, drng, prng, penalty,
+                                   went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
+                                   points, obs, log, bad, work, round_rng)
+                if rounds < 0:
+                    return rounds
+                win_units_into(final, n, wins)
                 for s in range(n):
                     add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
                              rounds, wins[s], final[s], True)
             else:
                 new_table(n, ones, tens, board)
                 deal_lazy(n, base, deck, hands, discard, quit, board, drng)
-                out_seat, _, k = core(n, hands, deck, discard, quit, ones, tens, board, 0, policies,
-                                      slot_of_entry, params, seats, prng, drng, True, obs, log, bad, work)
+                out_seat, _, k = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, 0,
+                                                policies, slot_of_entry, params, seats, prng, drng, True, obs, log,
+                                                bad, work)
                 if k < 0:
-                    raise ValueError("illegal action", bad[0], bad[1], bad[2])
+                    return ILLEGAL
                 score_round(n, hands, out_seat, ones, tens, board, points)
                 for s in range(n):
                     p = ones[s] + 10 * tens[s] - START_ONES
                     add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
                              0, 0, 0, False)
         accumulate(v, s1, s2)
+    return 0
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "kadabra kernel")
