@@ -86,6 +86,22 @@ def distinct_penalty(counts, penalty_of_code):
     return total
 
 
+# What a kernel's block loop (``blocks_core``) and game loop return instead of a count when they stop:
+# compiled without reference counting, they cannot raise exceptions with run-time values, so they
+# report, and ``raise_stop`` raises in the caller (``llama_sim.errors``: the illegal-action convention).
+ILLEGAL, ENDLESS = -1, -2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def raise_stop(code, bad):
+    """Raise what a loop compiled without reference counting could only report: ``ILLEGAL`` (``bad`` =
+    entry, seat, action) or ``ENDLESS`` (a game past ``MAX_ROUNDS_PER_GAME``)."""
+    if code == ILLEGAL:
+        raise ValueError("illegal action", bad[0], bad[1], bad[2])
+    if code == ENDLESS:
+        raise ValueError("game did not end")
+
+
 @njit(cache=True, nogil=True)
 def largest_token(score, allow20):
     """The token a player returns when they may return one: the largest the score allows."""

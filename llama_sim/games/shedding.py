@@ -132,8 +132,8 @@ from .. import rng as R
 from ..registry import POLICIES_TYPE, line_up_ask
 from ..views import readonly_row, stack_zeros
 from .common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, ask_policy, largest_token, legal_bits,
-    reference_block_loop, win_units, win_units_into,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, ask_policy, largest_token,
+    legal_bits, raise_stop, reference_block_loop, win_units_into,
 )
 
 HAND_SIZE = 6
@@ -703,18 +703,6 @@ def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
                        np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad)
     raise_stop(rounds, bad)
     return rounds
-
-
-ILLEGAL, ENDLESS = -1, -2  # what ``game_loop`` and ``blocks_loop`` return instead of a count when they stop
-
-
-@njit(cache=True, nogil=True, inline="always")
-def raise_stop(code, bad):
-    """Raise what a loop compiled without reference counting could only report (``ILLEGAL``, ``ENDLESS``)."""
-    if code == ILLEGAL:
-        raise ValueError("illegal action", bad[0], bad[1], bad[2])
-    if code == ENDLESS:
-        raise ValueError("game did not end")
 
 
 @njit(cache=True, nogil=True, inline="always")

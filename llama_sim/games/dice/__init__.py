@@ -138,8 +138,8 @@ from ...errors import UsageError
 from ...jit import Kernel
 from ...registry import POLICIES_TYPE, line_up_ask
 from ..common import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop, win_units_into,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
+    ask_policy, distinct_penalty, largest_token, legal_bits, raise_stop, reference_block_loop, win_units_into,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 from ...views import readonly_row, stack_zeros
@@ -741,18 +741,6 @@ def round_points(rows, s, end, last_actor):
     if end == END_OUT and s == last_actor:
         return 0
     return distinct_penalty(rows[s], PENALTY)
-
-
-ILLEGAL, ENDLESS = -1, -2  # what ``game_loop`` and ``blocks_core`` return instead of a count when they stop
-
-
-@njit(cache=True, nogil=True, inline="always")
-def raise_stop(code, bad):
-    """Raise what a loop compiled without reference counting could only report (``ILLEGAL``, ``ENDLESS``)."""
-    if code == ILLEGAL:
-        raise ValueError("illegal action", bad[0], bad[1], bad[2])
-    if code == ENDLESS:
-        raise ValueError("game did not end")
 
 
 @njit(cache=True, nogil=True)

@@ -33,7 +33,10 @@ import numpy as np
 from numba import njit
 
 from ... import rng as R
-from ..common import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, win_units_into
+from ..common import (
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, raise_stop,
+    win_units_into,
+)
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
 from ...registry import line_up_ask
@@ -399,18 +402,6 @@ def new_table(n, ones, tens, board):
     board[:] = 0
     board[B_MAGIC] = MAGIC_POOL
     board[B_NO_SHOW] = no_show
-
-
-ILLEGAL, ENDLESS = -1, -2  # what ``game_loop`` and ``blocks_core`` return instead of a count when they stop
-
-
-@njit(cache=True, nogil=True, inline="always")
-def raise_stop(code, bad):
-    """Raise what a loop compiled without reference counting could only report (``ILLEGAL``, ``ENDLESS``)."""
-    if code == ILLEGAL:
-        raise ValueError("illegal action", bad[0], bad[1], bad[2])
-    if code == ENDLESS:
-        raise ValueError("game did not end")
 
 
 @njit(cache=True, nogil=True)
