@@ -700,7 +700,7 @@ def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
                        penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
                        np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                        np.zeros(obs_len(n_codes), np.int64),
-                       np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad)
+                       np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad, False)
     raise_stop(rounds, bad)
     return rounds
 
@@ -708,9 +708,13 @@ def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
               params, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
-              deck, hands, discard, quit, scores, obs, log, sizes, held, bad):
+              deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round):
     """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in. Returns the
-    number of rounds, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``."""
+    number of rounds, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``.
+
+    ``one_round``: stop after the first round (round mode: a fresh deal at 0 points, seat 0 first), with
+    its points in ``penalty`` (a first round from 0 points returns no token, so they are the round's own);
+    the block loop plays both modes through this one call, so the round's code is compiled into it once."""
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
     scores[:] = 0
@@ -731,6 +735,9 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
             scores[s] += p
         if out_seat >= 0:
             went_out[out_seat] += 1
+        if one_round:
+            return 1
+        if out_seat >= 0:
             returned = largest_token(scores[out_seat], allow20)
             scores[out_seat] -= returned
             penalty[out_seat] -= returned  # a round's penalty is the net change of the score
@@ -811,31 +818,19 @@ def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twin
         for r in range(rotations):
             R.seed_from_key(drng, key, R.DEAL_STREAM)
             R.seed_from_key(prng, key, R.POLICY_STREAM)
+            penalty[:] = 0
+            went_out[:] = 0
+            quits[:] = 0
+            rounds = game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
+                               slot_of_entry, params, entry_of_seat, r, drng, prng,
+                               penalty, went_out, quits, final,
+                               deck, hands, discard, quit, scores, obs, log, sizes, held, bad, not games_mode)
+            if rounds < 0:
+                return rounds
             if games_mode:
-                penalty[:] = 0
-                went_out[:] = 0
-                quits[:] = 0
-                rounds = game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
-                                   slot_of_entry, params, entry_of_seat, r, drng, prng,
-                                   penalty, went_out, quits, final,
-                                   deck, hands, discard, quit, scores, obs, log, sizes, held, bad)
-                if rounds < 0:
-                    return rounds
                 win_units_into(final, n, wins)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                             rounds, wins[s], final[s], True)
-            else:
-                pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
-                scores[:] = 0
-                out_seat, _, _, turns, _ = round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top,
-                                                      discard, quit, 0, scores, policies, slot_of_entry, params,
-                                                      entry_of_seat, r, prng, obs, log, sizes, held, True, drng, bad)
-                if turns < 0:
-                    return ILLEGAL
-                for s in range(n):
-                    p = 0 if s == out_seat else seat_penalty(hands, s, code_penalty, twins)
-                    add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
-                             0, 0, 0, False)
+            for s in range(n):
+                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
+                         rounds, wins[s], final[s], games_mode)
         accumulate_upper(v, s1, upper)
     return 0

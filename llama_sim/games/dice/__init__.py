@@ -753,7 +753,7 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
                        penalty, went_out, quits, final, DECK.copy(), np.zeros((n, N_CODES), np.int64),
                        np.zeros(N_CODES, np.int64), np.zeros(N_CODES, np.int64), np.zeros(n, np.int64),
                        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(OBS_LEN, np.int64),
-                       np.zeros((0, 3), np.int64), bad)
+                       np.zeros((0, 3), np.int64), bad, False)
     raise_stop(rounds, bad)
     return rounds
 
@@ -761,10 +761,11 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
               penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores, returned, obs, log,
-              bad):
+              bad, one_round):
     """A full game to 40 into per-seat totals, each round played by ``play_core_with`` asking through
     ``decide``, on the scratch passed in. Returns the number of rounds, or ``ILLEGAL`` (``bad`` says
-    which) or ``ENDLESS``."""
+    which) or ``ENDLESS``. ``one_round``: stop after the first round (round mode), with its points in
+    ``penalty``: the block loop plays both modes through this one call (see ``shedding.game_loop``)."""
     start = 0
     scores[:] = 0
     for r in range(MAX_ROUNDS_PER_GAME):
@@ -783,6 +784,9 @@ def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, p
             scores[s] += p
         if end == END_OUT:
             went_out[last_actor] += 1
+        if one_round:
+            return 1
+        if end == END_OUT:
             returned_out = largest_token(scores[last_actor], False)
             scores[last_actor] -= returned_out
             penalty[last_actor] -= returned_out  # a round's penalty is the net change of the score
@@ -863,34 +867,19 @@ def blocks_core_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit
             R.seed_from_key(drng, key, R.DEAL_STREAM)
             R.seed_from_key(prng, key, R.POLICY_STREAM)
             R.seed_from_key(dice_rng, key, R.DICE_STREAM)
-            seats = entry_of_seat[r]
+            penalty[:] = 0
+            went_out[:] = 0
+            quits[:] = 0
+            rounds = game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
+                               cfg, penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores,
+                               returned, obs, log, bad, not games_mode)
+            if rounds < 0:
+                return rounds
             if games_mode:
-                penalty[:] = 0
-                went_out[:] = 0
-                quits[:] = 0
-                rounds = game_loop(decide, n, policies, slot_of_entry, params, seats, drng, prng, dice_rng, cfg,
-                                   penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores,
-                                   returned, obs, log, bad)
-                if rounds < 0:
-                    return rounds
                 win_units_into(final, n, wins)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                             rounds, wins[s], final[s], True)
-            else:
-                deal_into(n, deck, rows, llama_row, discarded, quit, drng)
-                for s in range(n):
-                    scores[s] = 0
-                    returned[s] = 0
-                end, last_actor, k = play_core_with(decide, n, rows, llama_row, discarded, quit, 0, scores, returned,
-                                                    cfg, policies, slot_of_entry, params, seats, prng, dice_rng,
-                                                    obs, log, bad)
-                if k < 0:
-                    return ILLEGAL
-                for s in range(n):
-                    p = round_points(rows, s, end, last_actor) - returned[s]
-                    out = 1 if (end == END_OUT and s == last_actor) else 0
-                    add_seat(v, n_units, unit_of_seat[r, s], p, out, quit[s], 0, 0, 0, False)
+            for s in range(n):
+                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
+                         rounds, wins[s], final[s], games_mode)
         accumulate(v, s1, s2)
     return 0
 

@@ -415,7 +415,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
                        np.zeros(N_CODES, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                        np.zeros(n, np.int64), np.zeros(BOARD_LEN, np.int64), np.zeros(n, np.int64),
                        np.zeros(OBS_LEN, np.int64), np.zeros((0, 2), np.int64), bad,
-                       np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64))
+                       np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64), False)
     raise_stop(rounds, bad)
     return rounds
 
@@ -423,18 +423,26 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
               quits, final, no_show, deck, hands, discard, quit, ones, tens, board, points, obs, log, bad, work,
-              round_rng):
+              round_rng, one_round):
     """A full game into per-seat totals, each round played by ``play_core_with`` asking through ``decide``,
     on the scratch passed in. Tokens and the stage carry over between rounds; the game ends after a
     round in which somebody holds 40 or more. Each round deals lazily from its own stream, derived from
     ``drng`` (``draws.next_stream``). ``no_show`` 1: the variant without the magic show
     (``board[B_NO_SHOW]``). Returns the number of rounds, or ``ILLEGAL`` (``bad`` says which) or
-    ``ENDLESS``."""
+    ``ENDLESS``.
+
+    ``one_round``: round mode, one round from a fresh table dealt from ``drng`` itself (not from a
+    stream derived from it), with its points in ``penalty``: the block loop plays both modes through this
+    one call, so the round's code is compiled into it once (see ``shedding.game_loop``)."""
     board[B_NO_SHOW] = no_show
     new_table(n, ones, tens, board)
     start = 0
     for r in range(MAX_ROUNDS_PER_GAME):
-        next_stream(drng, round_rng)
+        if one_round:
+            round_rng[0] = drng[0]
+            round_rng[1] = drng[1]
+        else:
+            next_stream(drng, round_rng)
         deal_lazy(n, base, deck, hands, discard, quit, board, round_rng)
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
@@ -452,6 +460,8 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
             top_score = max(top_score, total)
         if out_seat >= 0:
             went_out[out_seat] += 1
+        if one_round:
+            return 1
         start = last_actor
         if top_score >= GAME_END_SCORE:
             for s in range(n):
@@ -532,33 +542,19 @@ def blocks_core_with(decide, base, deck, seed, first_block, n_blocks, n, entry_o
         for r in range(rotations):
             R.seed_from_key(drng, key, R.DEAL_STREAM)
             R.seed_from_key(prng, key, R.POLICY_STREAM)
-            seats = entry_of_seat[r]
+            penalty[:] = 0
+            went_out[:] = 0
+            quits[:] = 0
+            rounds = game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, penalty,
+                               went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
+                               points, obs, log, bad, work, round_rng, not games_mode)
+            if rounds < 0:
+                return rounds
             if games_mode:
-                penalty[:] = 0
-                went_out[:] = 0
-                quits[:] = 0
-                rounds = game_loop(decide, n, base, policies, slot_of_entry, params, seats, drng, prng, penalty,
-                                   went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
-                                   points, obs, log, bad, work, round_rng)
-                if rounds < 0:
-                    return rounds
                 win_units_into(final, n, wins)
-                for s in range(n):
-                    add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                             rounds, wins[s], final[s], True)
-            else:
-                new_table(n, ones, tens, board)
-                deal_lazy(n, base, deck, hands, discard, quit, board, drng)
-                out_seat, _, k = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, 0,
-                                                policies, slot_of_entry, params, seats, prng, drng, True, obs, log,
-                                                bad, work)
-                if k < 0:
-                    return ILLEGAL
-                score_round(n, hands, out_seat, ones, tens, board, points)
-                for s in range(n):
-                    p = ones[s] + 10 * tens[s] - START_ONES
-                    add_seat(v, n_units, unit_of_seat[r, s], p, 1 if s == out_seat else 0, quit[s],
-                             0, 0, 0, False)
+            for s in range(n):
+                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
+                         rounds, wins[s], final[s], games_mode)
         accumulate(v, s1, s2)
     return 0
 
