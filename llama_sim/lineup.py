@@ -9,7 +9,8 @@ the bench line-ups (Kadabra 1.20, dice 1.22, party 1.36, L.A.M.A. 1.37; ``python
 benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, which times both kernels, as
 does ``llamasim bench``).
 
-The price is a compile for each new line-up (6-8 s for each rule set on the 2-core machine, measured),
+The price is a compile for each new line-up (on the 2-core machine, measured cold with the policies
+already compiled: L.A.M.A. 5.4 s, Party 5.2, dice 7.2, Kadabra 8.5),
 so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
@@ -40,7 +41,7 @@ from .jit import Kernel
 KERNEL_MODES = ("auto", "generic", "lineup")
 # A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
 # ``auto`` mode: with a generic kernel at about a million rounds per second per thread, that is a
-# run of tens of seconds, which the compile (6-8 s) shortens.
+# run of tens of seconds, which the compile (5-9 s) shortens.
 LINEUP_MIN_ROUNDS = 20_000_000
 ROUNDS_PER_GAME = 6
 
