@@ -4,8 +4,8 @@
 Why: a generic kernel asks every policy through a tuple of first-class functions, so one compiled
 kernel (cached on disk) serves every combination of strategies. That call is opaque to the compiler:
 nothing of the policy is optimised together with the loop around it. A line-up kernel has the
-line-up's policies compiled into its loop: 1.20-1.37x the generic kernel's rounds per CPU-second on
-the bench line-ups (Kadabra 1.20, dice 1.22, party 1.36, L.A.M.A. 1.37; ``python
+line-up's policies compiled into its loop: 1.12-1.28x the generic kernel's rounds per CPU-second on
+the bench line-ups (Kadabra 1.12, dice 1.23, party 1.25, L.A.M.A. 1.28; ``python
 benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, which times both kernels, as
 does ``llamasim bench``).
 

@@ -81,8 +81,9 @@ Speed notes: the block loop (``blocks_core``, issue 12; ``play_core``, the round
 otherwise cost atomic reference-count updates. The block loop keeps its scratch on its own stack
 (``views.stack_zeros``), so the compiler knows its arrays do not overlap: with that and the legal
 discard masks as bit sets (``discard_masks``), 4 ``threshold:quit_at=10`` players went from 1.58 to
-1.84 million rounds per CPU-second (generic kernel; its line-up kernel 1.80 to 2.24; ``python
-benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``). ``randint`` is ``games.draws.randint``: the exact integer floor of the top
+1.92 million rounds per CPU-second (generic kernel; its line-up kernel 1.80 to 2.37; ``python
+benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, the session before and
+the final run of issue 12). ``randint`` is ``games.draws.randint``: the exact integer floor of the top
 53 bits times n, which agrees with the float-based ``rng.randint`` but at rounding boundaries
 (about n / 2**53 of the draws), so results for a seed are unchanged in practice. The faces of a roll
 come from a table (``ROLL_DIE_FACE``). 4 ``threshold`` players: about 1.36 million rounds per
