@@ -148,6 +148,17 @@ def add_seat(v, units, u, penalty, went_out, quit, rounds, win60, final, games_m
         v[M_FINAL * units + u] += final
 
 
+@njit(cache=True, nogil=True, inline="always")
+def add_seats(v, units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode):
+    """Every seat's outcome of seating ``r`` of a block into ``v`` (``add_seat``), the game's wins first
+    worked out into ``wins`` (the kernels' block loops, which allocate nothing)."""
+    if games_mode:
+        win_units_into(final, n, wins)
+    for s in range(n):
+        add_seat(v, units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s], rounds, wins[s], final[s],
+                 games_mode)
+
+
 @njit(cache=True, nogil=True)
 def accumulate(v, s1, s2):
     d = v.shape[0]

@@ -132,8 +132,8 @@ from .. import rng as R
 from ..registry import POLICIES_TYPE, line_up_ask
 from ..views import readonly_row, stack_zeros
 from .common import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seat, ask_policy, largest_token,
-    legal_bits, raise_stop, reference_block_loop, win_units_into,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seats, ask_policy, largest_token,
+    legal_bits, raise_stop, reference_block_loop,
 )
 
 HAND_SIZE = 6
@@ -827,10 +827,6 @@ def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twin
                                deck, hands, discard, quit, scores, obs, log, sizes, held, bad, not games_mode)
             if rounds < 0:
                 return rounds
-            if games_mode:
-                win_units_into(final, n, wins)
-            for s in range(n):
-                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                         rounds, wins[s], final[s], games_mode)
+            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
         accumulate_upper(v, s1, upper)
     return 0

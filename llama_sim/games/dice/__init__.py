@@ -140,7 +140,7 @@ from ...jit import Kernel
 from ...registry import POLICIES_TYPE, line_up_ask
 from ..common import (
     ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, GameSpec, accumulate, add_seat,
-    ask_policy, distinct_penalty, largest_token, legal_bits, raise_stop, reference_block_loop, win_units_into,
+    add_seats, ask_policy, distinct_penalty, largest_token, legal_bits, raise_stop, reference_block_loop,
 )
 from ..draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 from ...views import readonly_row, stack_zeros
@@ -876,11 +876,7 @@ def blocks_core_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit
                                returned, obs, log, bad, not games_mode)
             if rounds < 0:
                 return rounds
-            if games_mode:
-                win_units_into(final, n, wins)
-            for s in range(n):
-                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                         rounds, wins[s], final[s], games_mode)
+            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
         accumulate(v, s1, s2)
     return 0
 

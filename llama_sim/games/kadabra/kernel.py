@@ -34,8 +34,7 @@ from numba import njit
 
 from ... import rng as R
 from ..common import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seat, raise_stop,
-    win_units_into,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seats, raise_stop,
 )
 from ..draws import NO_NRT, draw_at, next_stream
 from ...jit import Kernel
@@ -550,11 +549,7 @@ def blocks_core_with(decide, base, deck, seed, first_block, n_blocks, n, entry_o
                                points, obs, log, bad, work, round_rng, not games_mode)
             if rounds < 0:
                 return rounds
-            if games_mode:
-                win_units_into(final, n, wins)
-            for s in range(n):
-                add_seat(v, n_units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s],
-                         rounds, wins[s], final[s], games_mode)
+            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
         accumulate(v, s1, s2)
     return 0
 
