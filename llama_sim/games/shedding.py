@@ -138,6 +138,10 @@ from .common import (
 
 HAND_SIZE = 6
 MAX_SEATS = 6
+# Every rule set's card codes and deck fit the kernels' block loop, whose scratch is on its stack
+# (``blocks_loop``): checked when a ``RuleSet`` is made.
+MAX_CODES = 14  # (Party: 14)
+MAX_DECK = 64
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
 OBS_HAND_SIZES = 6  # the first field after the six scalars (the own hand left obs in contract v2)
 LOG_CAPACITY = 256  # a round has at most 49 draws + 56 plays + 6 quits
@@ -210,6 +214,8 @@ class RuleSet:
 
     def __post_init__(self):
         c = len(self.code_names)
+        if c > MAX_CODES or len(self.deck) > MAX_DECK:
+            raise ValueError(f"{self.name}: the kernels hold at most {MAX_CODES} card codes and {MAX_DECK} cards")
         table = np.array([[1 if self.playable(top, card) else 0 for card in range(c)] for top in range(c)],
                          dtype=np.uint8)
         # Scoring in the kernel's branch-free form: every held code scores its class's points (the
@@ -751,10 +757,9 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     return ENDLESS
 
 
-MAX_CODES = 14  # card codes of a rule set (Party: 14): the block loop's scratch is sized by these
-MAX_DECK = 64
-HANDS_CAPACITY = MAX_SEATS * MAX_CODES  # (literals: ``stack_zeros`` takes its capacity as one)
-OBS_CAPACITY = OBS_HAND_SIZES + 3 * MAX_SEATS + MAX_CODES
+# The block loop's scratch sizes, as literals (``stack_zeros`` takes its capacity as one).
+HANDS_CAPACITY = MAX_SEATS * MAX_CODES
+OBS_CAPACITY = Layout(MAX_CODES).obs_len
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -770,8 +775,8 @@ def run_blocks(core, full_deck, seed, first_block, n_blocks, n, entry_of_seat, u
     compiler knows the arrays do not overlap (the L.A.M.A. line-up kernel, 4 ``greedy``: 653 ns a round
     before, 574 without reference counting, 500 with the scratch on the stack). The squares are summed
     in one triangle (``upper``) and mirrored into ``s2`` at the end."""
-    if n > MAX_SEATS or full_deck.shape[0] > MAX_DECK:
-        raise ValueError("shedding kernel: more seats or cards than its scratch holds")
+    if n > MAX_SEATS:  # (the rule sets' decks fit: ``RuleSet``)
+        raise ValueError("shedding kernel: more seats than its scratch holds")
     metrics = 6 if games_mode else 3
     d = metrics * n_units
     upper = np.zeros((d, d), np.int64)
