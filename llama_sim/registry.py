@@ -23,8 +23,8 @@ kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)``. Because the
 signature does not depend on which strategies play, each kernel compiles once and is loaded from
 the disk cache by every later process, whatever strategies a user combines. For large runs a kernel
 compiled for the line-up calls the policies directly (``line_up_ask``, ``llama_sim.lineup``): the same
-results, faster. Adding a strategy touches only its
-strategies file: decorate a plain function with ``@strategy(...)``.
+results, faster. Adding a strategy touches only its strategies file: decorate a plain function with
+``@strategy(...)``.
 """
 from __future__ import annotations
 

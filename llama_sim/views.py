@@ -1,4 +1,5 @@
-"""A read-only row view without reference counting, for handing a kernel's table rows to policies.
+"""Arrays without reference counting for the kernels: ``readonly_row``, a read-only row view for handing
+a kernel's table rows to policies, and ``stack_zeros``, scratch on a kernel's own stack.
 
 A Numba row view (``table[i]``) shares its parent's memory and so carries the parent's meminfo:
 making one and dropping it are two atomic reference-count updates per policy call (measured: a
