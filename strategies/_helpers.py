@@ -37,16 +37,6 @@ def first_legal(legal):
 
 
 @njit(cache=True, inline="always")
-def count_penalty(hand, penalty_of_code):
-    """Distinct-value penalty of the count vector ``hand``: each code held scores its penalty once."""
-    total = 0
-    for c in range(penalty_of_code.shape[0]):
-        if hand[c] > 0:
-            total += penalty_of_code[c]
-    return total
-
-
-@njit(cache=True, inline="always")
 def climbs(at_top, one_up, two_up_count, far_up_count, same, two_up, far_up):
     """The ``climber`` rule of L.A.M.A. and Party: play the next value up rather than the top's value
     when n(+1) + two_up * n(+2) + far_up * (n(+3) + n(+4)) > same * n(0), with n(+k) the cards held k

@@ -39,7 +39,8 @@ from llama_sim.games.dice import (
     PHASE_TURN, QUIT, ROLL, TAKE_BASE,
 )
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import count_penalty, first_legal, lowest_bit, random_legal
+from llama_sim.games.common import distinct_penalty
+from llama_sim.strategies._helpers import first_legal, lowest_bit, random_legal
 
 assert _LLAMA == LLAMA
 TIE_TOL = 1e-12
@@ -109,7 +110,7 @@ def lowest_take(legal):
 @njit(cache=True, inline='always')
 def row_penalty(hand):
     """Penalty of the own row ``hand``: each distinct value once, llamas 10."""
-    return count_penalty(hand, PENALTY)
+    return distinct_penalty(hand, PENALTY)
 
 
 @njit(cache=True, inline='always')

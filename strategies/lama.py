@@ -8,7 +8,8 @@ from numba import njit
 
 from llama_sim.games.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
 from llama_sim.registry import strategy
-from llama_sim.strategies._helpers import climbs, count_penalty, random_legal
+from llama_sim.games.common import distinct_penalty
+from llama_sim.strategies._helpers import climbs, random_legal
 
 
 @strategy("lama", "always_quit", "Quits at its first decision.")
@@ -57,7 +58,7 @@ def threshold(obs, hand, legal, params, rng):
     a = greedy_play(obs, legal)
     if a >= 0:
         return a
-    if count_penalty(hand, PENALTY) <= params[0] or not (legal >> DRAW) & 1:
+    if distinct_penalty(hand, PENALTY) <= params[0] or not (legal >> DRAW) & 1:
         return QUIT
     return DRAW
 
@@ -97,7 +98,7 @@ def smart(obs, hand, legal, params, rng):
     if not (legal >> DRAW) & 1:
         return QUIT
     limit = params[1] if obs[OBS_SCORES + obs[OBS_SEAT]] >= 10 else params[0]
-    return QUIT if count_penalty(hand, PENALTY) <= limit else DRAW
+    return QUIT if distinct_penalty(hand, PENALTY) <= limit else DRAW
 
 
 # smart's rules as an inlinable function, for climber's quitting.
@@ -200,7 +201,7 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
         for s in range(obs[OBS_PLAYERS]):
             if s != obs[OBS_SEAT] and obs[OBS_QUIT + s] == 0 and obs[OBS_HAND_SIZES + s] < value:
                 value = obs[OBS_HAND_SIZES + s]
-    if quit_table[t, count_penalty(hand, PENALTY), bin_of[value]]:
+    if quit_table[t, distinct_penalty(hand, PENALTY), bin_of[value]]:
         return QUIT
     return DRAW
 
