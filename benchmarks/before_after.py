@@ -8,14 +8,14 @@ For every rule set it alternates worker processes of the baseline tree and of th
 machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold:quit_at=10``) for ``--rounds``
 rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
 (``time.thread_time``), which other processes on the machine disturb far less than wall time.
-The current tree is also timed with the line-up's own kernel (``llama_sim.lineup``; ``lineup_*``
+The current tree is also timed with the line-up's own kernel (``llama_sim.run.lineup``; ``lineup_*``
 columns, against the same baseline) when it has one.
 The table gives the medians, their ratio, and decisions per second: decisions per round are
 counted on the reference engine (every policy call of ``--reference-rounds`` rounds on the same
 deals), in each tree, so rule sets with long rounds compare fairly.
 
 The worker uses only API both trees have (``registry.parse_spec``, ``simulate.seat_plan`` and
-``run_chunk``, ``GameSpec.reference_blocks``). Figures are printed, never asserted.
+``run_chunk``, ``RuleSet.reference_blocks``). Figures are printed, never asserted.
 """
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
 
     import numpy as np
 
-    from llama_sim import registry
-    from llama_sim.games import get_game
-    from llama_sim.simulate import run_chunk, seat_plan
+    from llama_sim.core import registry
+    from llama_sim.core.ruleset import get_game
+    from llama_sim.run.simulate import run_chunk, seat_plan
 
     game = get_game(game_name)
     name = BENCH_STRATEGY.get(game_name, "greedy")
@@ -54,7 +54,7 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, rounds)
     cpu = time.thread_time() - t0
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
-    from llama_sim import simulate
+    from llama_sim.run import simulate
 
     if hasattr(simulate, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
         own = simulate.with_kernel(plan, "lineup")

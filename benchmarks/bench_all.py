@@ -16,8 +16,8 @@ import time
 
 import pandas as pd
 
-from llama_sim.bench import bench_game
-from llama_sim.games import all_games
+from llama_sim.analysis.bench import bench_game
+from llama_sim.core.ruleset import all_games
 
 WARM_COMPARE = ["llamasim", "compare", "--game", "lama", "greedy", "threshold", "--rounds", "100000", "-q"]
 

@@ -8,7 +8,7 @@ plan's row, per-seat statistics with their squares (``accumulate_upper``). They 
 decision reaches the policy:
 
 - ``kernel``: the shipped ``run_chunk`` (the generic kernel; since policy contract v2, ``hand+mask``);
-  ``line-up kernel``: the same with the line-up's own kernel (``llama_sim.lineup``);
+  ``line-up kernel``: the same with the line-up's own kernel (``llama_sim.run.lineup``);
 - ``obs+legal, tuple``: the contract before v2 ``policy(obs, legal, params, rng)`` in a loop stripped to
   the work above: the own hand copied into ``obs`` and the legal set written as bytes at every
   decision, the policy called through the first-class function tuple (``registry.POLICIES_TYPE``,
@@ -23,7 +23,7 @@ decision reaches the policy:
   generator state in registers: no policy contract at all, the limit for this work.
 
 A kernel compiled per line-up cannot take its policies as arguments and stay in Numba's disk cache
-(dispatcher-typed arguments miss the cache in every process); ``llama_sim.lineup`` generates a module
+(dispatcher-typed arguments miss the cache in every process); ``llama_sim.run.lineup`` generates a module
 per line-up instead, which is cached (``tests/test_lineup.py``). Rounds per CPU-second of this thread
 (``time.thread_time``), medians of ``--repeats`` interleaved runs. The loops are measurement code,
 not engines: nothing else uses them. Printed, never asserted.
@@ -39,14 +39,15 @@ import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from llama_sim import registry
-from llama_sim import rng as R
-from llama_sim.games import get_game, lama, party
-from llama_sim.games.common import accumulate_upper
-from llama_sim.games.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
-from llama_sim.simulate import run_chunk, seat_plan, with_kernel
+from llama_sim.core import registry
+from llama_sim.core import rng as R
+from llama_sim.core.ruleset import get_game
+from llama_sim.rulesets import lama, party
+from llama_sim.core.engine import accumulate_upper
+from llama_sim.rulesets.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
+from llama_sim.run.simulate import run_chunk, seat_plan, with_kernel
 from llama_sim.strategies import party as party_strategies
-from llama_sim.views import readonly_row
+from llama_sim.core.views import readonly_row
 
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 

@@ -24,11 +24,10 @@ take only happens when no rolled value is in the own row.
 """
 from numba import njit
 
-from llama_sim.games.dice import (
-    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, PENALTY, PHASE_TAKE, PHASE_TURN,
-    TAKE_BASE,
+from llama_sim.rulesets.dice import (
+    LLAMA, N_CODES, OBS_ACTIVE, OBS_LLAMA_ROW, OBS_PHASE, PENALTY, PHASE_TAKE, PHASE_TURN, TAKE_BASE,
 )
-from llama_sim.registry import strategy
+from llama_sim.core.registry import strategy
 from llama_sim.strategies.dice import fewest_cards_of_others, heuristic, solo_action
 
 
@@ -68,8 +67,8 @@ def dx(obs, hand, legal, params, rng):
 
 
 import numpy as np  # noqa: E402
-from llama_sim.games.dice.tables import LAYOUTS  # noqa: E402
-from llama_sim.games.dice import OBS_LAYOUT_ID  # noqa: E402
+from llama_sim.rulesets.dice.tables import LAYOUTS  # noqa: E402
+from llama_sim.rulesets.dice import OBS_LAYOUT_ID  # noqa: E402
 from llama_sim.strategies.dice import row_penalty  # noqa: E402
 
 LAYOUT_FACES = np.array([LAYOUTS[k] for k in LAYOUTS], dtype=np.int64)

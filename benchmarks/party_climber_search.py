@@ -33,10 +33,10 @@ holds <= danger cards, weighs the points shed by w_shed_danger.
 import numpy as np
 from numba import njit
 
-from llama_sim.games.party import (
+from llama_sim.rulesets.party import (
     LLAMA, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, DRAW, VALUE_CLASS,
 )
-from llama_sim.registry import strategy
+from llama_sim.core.registry import strategy
 from llama_sim.strategies.party import (
     chain_empties_hand, fits_on, greedy_play, hand_points, min_opponent_cards,
 )

@@ -9,9 +9,7 @@ is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
-``chart``, ``tune``, ``league``, ``run_experiment``.
-``llama_sim.simulate``, ``llama_sim.advise``, ``llama_sim.chart``, ``llama_sim.tune`` and ``llama_sim.league`` are also the modules of those names; calling them
-calls the API function (see ``llama_sim._callable``).
+``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``.
 """
 import hashlib
 import os
@@ -34,8 +32,8 @@ def _strategies_folder() -> Path | None:
 def _source_hash() -> str:
     digest = hashlib.sha1()
     root = Path(__file__).parent
-    # The bundled data too: the chart strategies freeze llama_sim/data/*_chart.json into their code.
-    files = [*root.rglob("*.py"), *(root / "data").glob("*.json"), *(root / "data").glob("*.toml")]
+    # The bundled data too: the chart strategies freeze each rule set's chart.json into their code.
+    files = [*root.rglob("*.py"), *root.rglob("*.json"), *root.rglob("*.toml")]
     strategies = _strategies_folder()
     if strategies is not None and root not in strategies.parents:  # the strategy library, kept outside
         files += [p for p in strategies.glob("*.py")]
@@ -63,18 +61,12 @@ _configure_cache()
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
            "run_experiment", "compare_variants"]
-_API_FUNCTIONS = {"compare", "seat_table", "sweep", "solve", "run_experiment"}
-_CALLABLE_MODULES = {"simulate", "advise", "chart", "tune", "league"}
 
 
 def __getattr__(name: str):
     """Lazy API: nothing heavy (pandas, numba kernels) is imported until it is used."""
     import importlib
 
-    if name in _API_FUNCTIONS:
+    if name in __all__:
         return getattr(importlib.import_module(".api", __name__), name)
-    if name in _CALLABLE_MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name == "compare_variants":  # what a rule is worth (llama_sim.variants)
-        return importlib.import_module(".variants", __name__).compare_variants
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from .cli import main
+from llama_sim.cli import main
 
 main()

@@ -18,12 +18,13 @@ try:  # typer >= 0.20 ships its own copy of click; older versions use click itse
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as cx
 
-from . import api, jit, registry, stats
-from .api import DEFAULT_MAX_ROUNDS
-from .errors import UsageError
-from .games import all_games, get_game
-from .games.common import option_flag
-from .output import check_format, check_new_file, check_out, emit
+from llama_sim import api
+from llama_sim.core import jit, registry, stats
+from llama_sim.analysis.compare import DEFAULT_MAX_ROUNDS, Progress, game_options, note, rules_line
+from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import all_games, get_game
+from llama_sim.core.ruleset import option_flag
+from llama_sim.core.output import check_format, check_new_file, check_out, emit
 
 app = typer.Typer(
     add_completion=False,
@@ -100,7 +101,7 @@ def _setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: st
 
 def _check_plot(path: Optional[Path], force: bool) -> None:
     """``--plot`` is checked before any work, like ``--out``."""
-    from .plots import check_plot_path
+    from llama_sim.analysis.plots import check_plot_path
 
     if path is not None:
         check_plot_path(path, force, "--plot")
@@ -109,7 +110,7 @@ def _check_plot(path: Optional[Path], force: bool) -> None:
 def _save_plot(result, path: Optional[Path], fmt: str) -> None:
     if path is None:
         return
-    from .plots import save
+    from llama_sim.analysis.plots import save
 
     save(result.plot(), path)
     if fmt == "table":
@@ -288,7 +289,7 @@ def _readable_seats(df: pd.DataFrame) -> str:
 
 def _readable_results(df: pd.DataFrame) -> str:
     """The contract table, one section per player count when there are several."""
-    from .output import readable
+    from llama_sim.core.output import readable
 
     if df["players"].nunique() == 1:
         return readable(df)
@@ -300,7 +301,7 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
     """Write every table to ``--out`` (and siblings), then print the chosen view(s)."""
     import json
 
-    from .output import to_json, write_tables
+    from llama_sim.core.output import to_json, write_tables
 
     write_tables({path: tables[name] for name, path in paths.items()})
     if fmt == "json":
@@ -442,7 +443,7 @@ def compare(
                     threads=threads, dice_layout=dice_layout, deck_file=deck_file, quiet=quiet,
                     **_variants(pink_llama, plus_cards, magic_token, magic_show))
     if precision is not None and fmt != "table":
-        api.note(quiet, r.header.rsplit("\n", 1)[-1])
+        note(quiet, r.header.rsplit("\n", 1)[-1])
     tables = {name: getattr(r, name) for name in r.tables}
     _emit_compare(tables, views, fmt, paths, r.run, r.header)
     _save_plot(r, plot, fmt)
@@ -456,7 +457,7 @@ def bench(
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
 ):
     """Rounds per second of each kernel and of its reference engine on the same work."""
-    from .bench import bench_game
+    from llama_sim.analysis.bench import bench_game
 
     check_format(fmt)
     _compile_notice(quiet)
@@ -550,7 +551,7 @@ def advise(
                      discard=discard, scores=scores, ones=ones, tens=tens, magic=magic, stage=stage, show=show,
                      row=row, llama_row=llama_row, rows=rows)
     if plot is not None:
-        from .plots import save
+        from llama_sim.analysis.plots import save
 
         save(res.plot(), plot)
     how = (f"{res.method}, {res.rollouts:,} roll-outs, strategies {', '.join(res.strategies)}"
@@ -598,7 +599,7 @@ def chart(
     dice: the roll-or-quit chart of the multi-player phase (someone else still in): every roll-or-quit
     decision, quit vs roll; row points x cards left in the llama row (and x the smallest row of another
     player still in); D means roll."""
-    from . import chart as C
+    from llama_sim.analysis import chart as C
 
     _setup(game, strategies_file, quiet, fmt, out, force)
     opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
@@ -612,7 +613,7 @@ def chart(
         raise UsageError(f"unknown --emit-feature '{emit_feature}' (use {', '.join(C.FEATURES)})")
     pile_edges = C.parse_edges(pile_bins, None, "pile")
     opp_edges = C.parse_edges(opponent_bins, None, "opponent")
-    progress = api.Progress(n_games, not quiet, "games")
+    progress = Progress(n_games, not quiet, "games")
     try:
         result = api.chart(game, players, policy, n_games, seed, threads=threads, pile_edges=pile_edges,
                            opp_edges=opp_edges, progress=progress, measure=measure)
@@ -620,7 +621,7 @@ def chart(
         progress.close()
     notes = []
     if plot is not None:
-        from .plots import save
+        from llama_sim.analysis.plots import save
 
         for name, path in (("pile", plot), ("opponent", opponent_plot)):
             save(result.plot(name), path)
@@ -669,7 +670,7 @@ def tune(
     stages), and the final check is pick vs start head to head.
     Same seed, same result, for any --threads.
     """
-    from .output import to_json, write_tables
+    from llama_sim.core.output import to_json, write_tables
 
     spec = _setup(game, strategies_file, quiet, fmt, out, force)
     paths = _out_paths(out, ("results", "candidates", "race"), force)  # results: the final table
@@ -680,7 +681,7 @@ def tune(
     tables = {"results": result.final, "candidates": result.candidates, "race": result.race}
     write_tables({path: tables[name] for name, path in paths.items()})
     if plot is not None:
-        from .plots import save
+        from llama_sim.analysis.plots import save
 
         save(result.plot(), plot)
     if fmt == "json":
@@ -696,7 +697,7 @@ def tune(
     pick, start = result.final.iloc[0], result.final.iloc[1]
     kept = result.candidates
     print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
-          f"seed {seed}{api.rules_line(spec, spec.config(**api.game_options(dice_layout, deck_file, **_variants(pink_llama, plus_cards, magic_token, magic_show))))}")
+          f"seed {seed}{rules_line(spec, spec.config(**game_options(dice_layout, deck_file, **_variants(pink_llama, plus_cards, magic_token, magic_show))))}")
     print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
           f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
           f"{result.rounds} rounds played")
@@ -801,7 +802,7 @@ def report(
 ):
     """The built-in strategy report of a rule set: a league table of its built-in strategies and the
     first-player advantage (a spec bundled with the package; --scale sizes it)."""
-    from .experiment import bundled_report_spec
+    from llama_sim.present.experiment import bundled_report_spec
 
     path = bundled_report_spec(game)
     _report(path, out, scale, force, quiet, fmt, f"llamasim report --game {get_game(game).name}"
@@ -832,13 +833,13 @@ def _readable_metavars(command) -> None:
 
 
 def _interrupted(*_) -> None:
-    from .simulate import Interrupted
+    from llama_sim.run.simulate import Interrupted
 
     raise Interrupted()
 
 
 def _interrupt_message() -> str:
-    from .simulate import played
+    from llama_sim.run.simulate import played
 
     done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
     return f"llamasim: interrupted after {done}; nothing written"
@@ -850,7 +851,7 @@ def main(argv: list[str] | None = None) -> None:
     import signal
     import threading
 
-    from .simulate import Interrupted, played
+    from llama_sim.run.simulate import Interrupted, played
 
     played.update(rounds=0, games=0)
     _DEBUG["on"] = False

@@ -1,4 +1,4 @@
-"""Rebuild the quit charts bundled with the package (``llama_sim/data/<game>_chart.json``).
+"""Rebuild the quit charts bundled with the package (``llama_sim/rulesets/<game>/chart.json``).
 
     python scripts/build_charts.py lama --policy smart --measure win --games 40000 --seed 1
     python scripts/build_charts.py party --policy chain --measure win --games 15000 --seed 1
@@ -14,8 +14,8 @@ import argparse
 import time
 from pathlib import Path
 
-from llama_sim.chart import DEFAULT_POLICY, write_chart_file
-from llama_sim.games import get_game
+from llama_sim.analysis.chart import DEFAULT_POLICY, write_chart_file
+from llama_sim.core.ruleset import get_game
 
 parser = argparse.ArgumentParser()
 parser.add_argument("game", choices=sorted(DEFAULT_POLICY))
@@ -24,13 +24,13 @@ parser.add_argument("--games", type=int, default=200_000)
 parser.add_argument("--seed", type=int, default=1)
 parser.add_argument("--measure", default="win", choices=["own", "relative", "win"])
 parser.add_argument("--feature", default="opponent", choices=["opponent", "pile"])
-parser.add_argument("--out", default=None, help="write here instead of llama_sim/data/<game>_chart.json")
+parser.add_argument("--out", default=None, help="write here instead of llama_sim/rulesets/<game>/chart.json")
 parser.add_argument("--players", default=None, help="comma-separated (default: every count the rule set allows)")
 args = parser.parse_args()
 spec = get_game(args.game)
 players = ([int(p) for p in args.players.split(",")] if args.players
            else list(range(spec.min_players, spec.max_players + 1)))
-out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "llama_sim" / "data" / f"{args.game}_chart.json"
+out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "llama_sim" / "rulesets" / args.game / "chart.json"
 start = time.perf_counter()
 doc = write_chart_file(args.game, players, out, args.policy, args.games, args.seed, measure=args.measure,
                        feature=args.feature)

@@ -83,7 +83,7 @@ COMMANDS: dict[str, list[str]] = {
 # Keys whose values measure the machine or the moment, not the game.
 VOLATILE = {"seconds", "elapsed", "elapsed_s", "time", "timings", "wall_s", "rounds_per_s", "rounds_per_second",
             "decisions_per_s", "started", "finished", "date", "version", "versions", "python", "numba", "numpy",
-            "pandas", "platform", "host", "threads", "command", "out", "path", "kernel", "rollouts_per_s"}
+            "pandas", "platform", "host", "threads", "git_commit", "command", "out", "path", "kernel", "rollouts_per_s"}
 
 
 def _volatile(key: str) -> bool:

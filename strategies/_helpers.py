@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from llama_sim import rng as R
+from llama_sim.core import rng as R
 
 
 @njit(cache=True, inline="always")

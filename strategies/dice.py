@@ -1,4 +1,4 @@
-"""Strategies for LAMA Dice (``dice``). Observation layout and actions: ``llama_sim.games.dice``.
+"""Strategies for LAMA Dice (``dice``). Observation layout and actions: ``llama_sim.rulesets.dice``.
 
 Every policy is called for three kinds of decision, told apart by ``obs[OBS_PHASE]``: roll or quit
 (PHASE_TURN), which dice to use for discarding (PHASE_DISCARD, legal actions DISCARD_BASE + mask),
@@ -9,7 +9,7 @@ row (count per code) and ``legal`` the bit mask of the legal actions (policy con
 ----------------------------------------------------
 Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen and the
 player's row only shrinks, so the state is (row, llama row) and the optimum is the dynamic
-programme of ``llama_sim.games.dice.solver`` (quit value = row penalty; roll when the average over the
+programme of ``llama_sim.rulesets.dice.solver`` (quit value = row penalty; roll when the average over the
 non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas), is
 lower: the three-llama self-loop solved exactly). A policy has no memory between calls, so
 ``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
@@ -17,7 +17,7 @@ row, ``hand`` itself (``solo_values``: at most 1458 states for the largest possi
 different cards, tens of microseconds; rolls that act alike on the row are merged first). The roll
 outcomes of all 15 layouts are module-level constant tables (``OUT_*``, grouped by the multiset of
 faces shown), indexed by ``obs[OBS_LAYOUT_ID]``; tests check ``solo_values`` and the policy's
-choices against ``llama_sim.games.dice.solver``. Ties follow ``llama_sim.games.dice.solver``: quit when quitting is as good as rolling
+choices against ``llama_sim.rulesets.dice.solver``. Ties follow ``llama_sim.rulesets.dice.solver``: quit when quitting is as good as rolling
 (within 1e-12), and among equally good discards the one discarding more cards (then the lowest
 mask). What is minimised is the round's card penalty; the solver ignores token returns.
 
@@ -32,14 +32,14 @@ lists the rolls after which the optimum keeps a matching card).
 import numpy as np
 from numba import njit
 
-from llama_sim.games.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
-from llama_sim.games.dice import (
+from llama_sim.rulesets.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
+from llama_sim.rulesets.dice import (
     DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
-    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD,
-    PHASE_TURN, QUIT, ROLL, TAKE_BASE,
+    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD, PHASE_TURN, QUIT, ROLL,
+    TAKE_BASE,
 )
-from llama_sim.registry import strategy
-from llama_sim.games.common import distinct_penalty
+from llama_sim.core.registry import strategy
+from llama_sim.core.engine import distinct_penalty
 from llama_sim.strategies._helpers import first_legal, lowest_bit, random_legal
 
 assert _LLAMA == LLAMA
@@ -184,7 +184,7 @@ def solo_values(row, lmask, layout_id):
     bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
 
     Returns (strides, values, quit value of ``row``, roll value of ``row``: rolling once, then
-    playing optimally, as ``llama_sim.games.dice.solver``); values[0] = 0 is the empty row (went out)."""
+    playing optimally, as ``llama_sim.rulesets.dice.solver``); values[0] = 0 is the empty row (went out)."""
     strides = np.empty(N_CODES, np.int64)
     acc = 1
     for c in range(N_CODES):
@@ -481,12 +481,14 @@ def watcher(obs, hand, legal, params, rng):
 # chart: the roll-or-quit chart of the multi-player phase (``llamasim chart --game dice``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from llama_sim.games.dice import (  # noqa: E402
+from llama_sim.core.chart_data import (
+    FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
+)  # noqa: E402
+from llama_sim.rulesets.dice import (
     MAX_PLAYERS, MIN_PLAYERS, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT,
 )
 
-# The bundled chart (llama_sim/data/dice_chart.json), frozen into the compiled policy as constants:
+# The bundled chart (llama_sim/rulesets/dice/chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, row points, bin] == 1 means quit (with another player
 # still in); the bin is CHART_BIN_OF[the smallest row of another player still in] (or of the cards left
 # in the llama row, for a chart of that feature: CHART_FEATURE, see chart_data).

@@ -1,5 +1,5 @@
 """Strategies for Llama Kadabra (``kadabra``). Observation layout, phases and actions:
-``llama_sim.games.kadabra``. The strongest at 4 to 6 players is ``climber`` (showman, moving the top up
+``llama_sim.rulesets.kadabra``. The strongest at 4 to 6 players is ``climber`` (showman, moving the top up
 when it holds more cards above the top than at it; figures in its docstring).
 
 Every policy answers three kinds of decision, told apart by ``obs[OBS_PHASE]``: a normal turn
@@ -26,14 +26,14 @@ showman over the variant, 4 players): +0.040 [+0.038, +0.043] and +0.056 [+0.054
 import numpy as np
 from numba import njit
 
-from llama_sim.games.kadabra.tables import (
+from llama_sim.rulesets.kadabra.tables import (
     CODE_VALUES, COLLECT, DRAW, GIVE, KIND_VALUES, LLAMA_CODES, MAGIC_POINTS, MAGIC_STAGE, N_CODES, N_VALUES,
     OBS_ACTIVE, OBS_HAND_SIZES, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT,
     OBS_STAGE_ONES, OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, PHASE_GIVE, PHASE_SHOW, QUIT,
     LLAMA_BITS, RETURN_MAGIC, SHOW_AT,
 )
-from llama_sim.games.kadabra.tables import hand_points as counts_points  # of a count vector over codes
-from llama_sim.registry import strategy
+from llama_sim.rulesets.kadabra.tables import hand_points as counts_points  # of a count vector over codes
+from llama_sim.core.registry import strategy
 from llama_sim.strategies._helpers import climbs, lowest_bit, random_legal
 
 CARD_BITS = (1 << N_CODES) - 1  # the play actions 0..35 of a legal mask
@@ -322,11 +322,9 @@ def showman(obs, hand, legal, params, rng):
 
 import numpy as _np  # noqa: E402
 
-from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
-from llama_sim.games.kadabra.tables import (  # noqa: E402
-    MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, PHASE_TURN,
-)
-from llama_sim.registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
+from llama_sim.core.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
+from llama_sim.rulesets.kadabra.tables import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, PHASE_TURN
+from llama_sim.core.registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
 
 # showman with its default parameters, callable from compiled code: the chart strategy's play
 # everywhere but the stuck decision.
@@ -335,7 +333,7 @@ SHOWMAN_PARAMS = _np.zeros(MAX_PARAMS)
 SHOWMAN_PARAMS[:len(_get_strategy("kadabra", "showman").params)] = [
     p.default for p in _get_strategy("kadabra", "showman").params]
 
-# The bundled chart (llama_sim/data/kadabra_chart.json), frozen into the compiled policy as constants:
+# The bundled chart (llama_sim/rulesets/kadabra/chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
 # is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
 # for a chart of that feature: CHART_FEATURE, see chart_data).

@@ -1,4 +1,4 @@
-"""Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.games.lama``.
+"""Strategies for L.A.M.A. (``lama``). Observation layout and actions: ``llama_sim.rulesets.lama``.
 
 The strongest at 4 to 6 players is ``climber`` (smart's quitting, and it moves the top up when it holds
 more cards above the top than at it); at 2 players ``threshold`` (its 2-player preset). Figures in
@@ -6,9 +6,9 @@ each strategy's docstring.
 """
 from numba import njit
 
-from llama_sim.games.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
-from llama_sim.registry import strategy
-from llama_sim.games.common import distinct_penalty
+from llama_sim.rulesets.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
+from llama_sim.core.registry import strategy
+from llama_sim.core.engine import distinct_penalty
 from llama_sim.strategies._helpers import climbs, random_legal
 
 
@@ -172,12 +172,14 @@ def climber(obs, hand, legal, params, rng):
 # chart: a quit chart (``llamasim chart``) as a strategy
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from llama_sim.games.lama import (  # noqa: E402
+from llama_sim.core.chart_data import (
+    FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
+)  # noqa: E402
+from llama_sim.rulesets.lama import (
     MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT,
 )
 
-# The bundled chart (llama_sim/data/lama_chart.json), frozen into the compiled policy as constants:
+# The bundled chart (llama_sim/rulesets/lama/chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
 # is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
 # for a chart of that feature: CHART_FEATURE, see chart_data).

@@ -1,5 +1,5 @@
 """Strategies for the L.A.M.A. Party Edition (``party``). Observation layout and actions:
-``llama_sim.games.party`` (codes 0..5 = 1..6, 6 = llama, 7..12 = plus cards +1..+6, 13 = pink).
+``llama_sim.rulesets.party`` (codes 0..5 = 1..6, 6 = llama, 7..12 = plus cards +1..+6, 13 = pink).
 
 ``always_quit``, ``random``, ``greedy`` and ``threshold`` are L.A.M.A.'s baselines read for Party:
 a plus card is played like its value (after the normal card of that value), the pink llama only
@@ -34,11 +34,11 @@ rate at 4) and plays exactly as chain at 2 and 3; figures and what else was trie
 """
 from numba import njit
 
-from llama_sim.games.party import (
-    CAN_PLAY, DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES,
-    OBS_SEAT, OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
+from llama_sim.rulesets.party import (
+    CAN_PLAY, DRAW, LLAMA, N_CODES, OBS_ACTIVE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_QUIT, OBS_SCORES, OBS_SEAT,
+    OBS_TOP, PINK, PLUS, QUIT, VALUE_CLASS,
 )
-from llama_sim.registry import strategy
+from llama_sim.core.registry import strategy
 from llama_sim.strategies._helpers import climbs, lowest_bit, random_legal
 
 N_CLASSES = 7
@@ -341,14 +341,16 @@ def climber(obs, hand, legal, params, rng):
 
 import numpy as np  # noqa: E402
 
-from llama_sim.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class  # noqa: E402
-from llama_sim.games.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402
+from llama_sim.core.chart_data import (
+    FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
+)  # noqa: E402
+from llama_sim.rulesets.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402
 
 # chain's rules as an inlinable function, with its default parameters, for its card choice.
 _chain_rule = njit(cache=True, inline="always")(chain)
 CHAIN_DEFAULTS = np.array([3.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
-# The bundled chart (llama_sim/data/party_chart.json), frozen into the compiled policy as constants:
+# The bundled chart (llama_sim/rulesets/party/chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, hand points, bin] == 1 means quit when stuck; the bin
 # is CHART_BIN_OF[the smallest hand of an opponent still in] (or of the cards left in the draw pile,
 # for a chart of that feature: CHART_FEATURE, see chart_data).

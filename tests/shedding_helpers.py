@@ -1,7 +1,7 @@
 """Test helpers for the two rule sets on the shared shedding engine (``lama`` and ``party``)."""
 import numpy as np
 
-from llama_sim import registry, rng
+from llama_sim.core import registry, rng
 
 
 def player(game, spec):
@@ -13,7 +13,7 @@ def player(game, spec):
 def kernel_round(module, deck, specs, prng_seed, start=0):
     """Deal ``deck`` and play one round with the kernel (``module.play_round_entry``), logging it."""
     n = len(specs)
-    players = [registry.parse_spec(module.GAME.name, s) for s in specs]
+    players = [registry.parse_spec(module.RULE_SET.name, s) for s in specs]
     policies, slots = registry.policy_tuple(players)
     params = np.array([p.params for p in players])
     hands = np.zeros((n, module.N_CODES), np.int64)
@@ -36,5 +36,5 @@ def reference_round(module, deck, specs, prng_seed, start=0):
     n = len(specs)
     hands, pile, discard = module.deal(deck, n)
     prng = rng.new_state(prng_seed, 0, rng.POLICY_STREAM)
-    players = [player(module.GAME.name, s) for s in specs]
+    players = [player(module.RULE_SET.name, s) for s in specs]
     return module.Round(hands, pile, discard, players, [0] * n, start=start, prng=prng).play()

@@ -1,4 +1,4 @@
-"""Summaries across rule-set option values (llama_sim.across): unpaired spreads, the exact deal value."""
+"""Summaries across rule-set option values (llama_sim.present.across): unpaired spreads, the exact deal value."""
 import math
 from fractions import Fraction
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 import llama_sim
-from llama_sim import across
-from llama_sim.games.dice.solver import PENALTY, parse_cards
+from llama_sim.present import across
+from llama_sim.rulesets.dice.solver import PENALTY, parse_cards
 
 
 def test_spread_by_hand():

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llama_sim import advise as A
-from llama_sim.games import lama
-from llama_sim.registry import parse_spec
+from llama_sim.analysis import advise as A
+from llama_sim.rulesets import lama
+from llama_sim.core.registry import parse_spec
 from cli_helpers import call
 
 
@@ -56,7 +56,7 @@ def test_kadabra_alone_tokens_are_the_score():
 
 
 def test_dice_alone_is_the_exact_solver_and_equals_solve_dice():
-    from llama_sim.games.dice.solver import solve_solo
+    from llama_sim.rulesets.dice.solver import solve_solo
 
     res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4", quit="1,2")
     v = solve_solo("2 5 L", "1 2 3 4 5 6 L")
@@ -126,7 +126,7 @@ def test_kernel_roll_outs_agree_with_an_independent_reference_roll_out():
 
 
 def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_first_action():
-    from llama_sim.games import kadabra as K
+    from llama_sim.rulesets import kadabra as K
 
     res = A.advise("kadabra", hand="1 2d 4 5 L", top="4", hand_sizes="4,5", pile=8, ones="3,2,5", tens="0,1,0",
                    n_rollouts=3000, seed=2)
@@ -169,8 +169,8 @@ def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_f
 def test_dice_roll_value_is_exactly_the_position_kernel_with_always_roll():
     # same streams per roll-out (policy and dice from (seed, i)): forcing a roll then always rolling is
     # what dice.simulate_position plays with always_roll, roll for roll
-    from llama_sim.games import dice as D
-    from llama_sim.stats import estimate
+    from llama_sim.rulesets import dice as D
+    from llama_sim.core.stats import estimate
 
     res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4 6", policy="always_roll", actions=["roll"], n_rollouts=3000,
                    seed=8)

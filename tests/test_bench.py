@@ -3,9 +3,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from llama_sim import registry, rng
-from llama_sim.bench import bench_game
-from llama_sim.games import get_game, lama
+from llama_sim.core import registry, rng
+from llama_sim.analysis.bench import bench_game
+from llama_sim.core.ruleset import get_game
+from llama_sim.rulesets import lama
 
 ROOT = Path(__file__).resolve().parent.parent
 

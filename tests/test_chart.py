@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llama_sim import chart as C
-from llama_sim import registry
-from llama_sim.chart_data import (FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, TOKENS, bins,
-                                  bundled_document, tables_from_document)
-from llama_sim.games import lama
+from llama_sim.analysis import chart as C
+from llama_sim.core import registry
+from llama_sim.core.chart_data import (
+    FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, TOKENS, bins, bundled_document, tables_from_document,
+)
+from llama_sim.rulesets import lama
 from cli_helpers import call
 
 SMALL = dict(games=600, seed=3)
@@ -291,7 +292,7 @@ def _dice_first_round_exact():
     mask (die A, else B, else C), going out scores 0; otherwise it takes the lowest rolled value from
     the full llama row. So per row a sample is points(h) - points(h after the roll), the roll uniform
     over the 216 outcomes. Returns per row points (P(points), E[sample], E[sample^2])."""
-    from llama_sim.games import dice as D
+    from llama_sim.rulesets import dice as D
 
     cfg = D._config()
     faces = cfg[1:19].reshape(3, 6)
@@ -364,7 +365,7 @@ def test_dice_chart_same_seed_same_tables_any_threads_and_measures_bounded():
 
 
 def test_dice_bundled_chart_and_strategy():
-    from llama_sim.games import dice as D
+    from llama_sim.rulesets import dice as D
 
     doc = bundled_document("dice")
     assert doc["game"] == "dice" and sorted(int(k) for k in doc["tables"]) == [2, 3, 4, 5, 6]
@@ -434,8 +435,8 @@ def _kadabra_fresh_hand_exact():
     points(h + the drawn card), that card uniform over the 53 cards the seat does not see. Computed
     over card kinds (symbols change neither points nor what fits). Returns per hand points (P, E[sample],
     E[sample^2]), a sample being quit - draw."""
-    from llama_sim.games import get_game
-    from llama_sim.games.kadabra import tables as KT
+    from llama_sim.core.ruleset import get_game
+    from llama_sim.rulesets.kadabra import tables as KT
 
     counts = get_game("kadabra").config()
     kinds = KT.N_KINDS
@@ -535,7 +536,7 @@ def test_kadabra_chart_reproducible_and_bundled_strategy_plays():
 
 
 def test_kadabra_chart_strategy_decides_by_its_table():
-    from llama_sim.games.kadabra import tables as KT
+    from llama_sim.rulesets.kadabra import tables as KT
 
     table, bin_of, feature = tables_from_document(bundled_document("kadabra"), 2, 6)
     policy = registry.get("kadabra", "chart").policy

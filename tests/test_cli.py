@@ -6,7 +6,7 @@ import sys
 import pandas as pd
 import pytest
 
-from llama_sim.output import RESULT_COLUMNS
+from llama_sim.core.output import RESULT_COLUMNS
 from cli_helpers import call
 
 
@@ -107,8 +107,8 @@ def test_out_file_written_and_never_overwritten_without_force(capsys, tmp_path):
 def test_user_strategy_file(capsys, tmp_path):
     src = tmp_path / "mine.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
-        "from llama_sim.games.lama import QUIT\n"
+        "from llama_sim.core.registry import strategy\n"
+        "from llama_sim.rulesets.lama import QUIT\n"
         "@strategy('lama', 'quit_now_user', 'a user strategy', params={'unused': (1, 0, 2)})\n"
         "def quit_now_user(obs, hand, legal, params, rng):\n"
         "    return QUIT\n")
@@ -151,7 +151,7 @@ def test_sweep_bad_ranges(capsys, param, needle):
 def test_strategy_breaking_the_contract_is_one_line(capsys, tmp_path):
     src = tmp_path / "cheat.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('lama', 'cheat_cli_test', 'draws even when it may not')\n"
         "def cheat_cli_test(obs, hand, legal, params, rng):\n"
         "    return 7\n")

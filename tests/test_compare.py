@@ -11,18 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llama_sim import registry, stats
+from llama_sim.core import registry, stats
 from llama_sim.cli import main
-from llama_sim.errors import UsageError
-from llama_sim.games import all_games, get_game
-from llama_sim.output import RESULT_COLUMNS
-from llama_sim.backends import next_blocks, run, run_to_precision
-from llama_sim.simulate import (
+from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import all_games, get_game
+from llama_sim.core.output import RESULT_COLUMNS
+from llama_sim.run.backends import next_blocks, run, run_to_precision
+from llama_sim.run.simulate import (
     PAIRED_COLUMNS, RANKING_COLUMNS, SEAT_COLUMNS, Plan, comparison_design, comparison_half_width,
     min_blocks, paired_table, ranking_table, rotation_plan, run_chunk, seat_effects_plan, seat_half_width,
     seat_table, seating_classes, strata,
 )
-from llama_sim.stats import ROUND_METRICS, Stratified, Tally
+from llama_sim.core.stats import ROUND_METRICS, Stratified, Tally
 
 LAMA = get_game("lama")
 CFG = LAMA.config()

@@ -4,10 +4,10 @@ import sys
 
 import pytest
 
-from llama_sim import registry
-from llama_sim.errors import UsageError
+from llama_sim.core import registry
+from llama_sim.core.errors import UsageError
 
-OLD_STYLE = '''from llama_sim.registry import strategy
+OLD_STYLE = '''from llama_sim.core.registry import strategy
 
 @strategy("lama", "old_style", "Quits.")
 def old_style(obs, legal, params, rng):

@@ -6,14 +6,12 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from llama_sim import registry, stats  # noqa: E402
-from llama_sim.backends import DaskBackend, plan_data  # noqa: E402
+from llama_sim.core import registry, stats  # noqa: E402
+from llama_sim.run.backends import DaskBackend, plan_data  # noqa: E402
 from llama_sim.cli import main  # noqa: E402
-from llama_sim.games import get_game  # noqa: E402
-from llama_sim.backends import run, run_to_precision  # noqa: E402
-from llama_sim.simulate import (  # noqa: E402
-    comparison_design, comparison_half_width, seat_effects_plan, with_kernel,
-)
+from llama_sim.core.ruleset import get_game  # noqa: E402
+from llama_sim.run.backends import run, run_to_precision  # noqa: E402
+from llama_sim.run.simulate import comparison_design, comparison_half_width, seat_effects_plan, with_kernel
 
 LAMA = get_game("lama")
 
@@ -79,7 +77,7 @@ def test_workers_are_warmed_once_per_plan(dask2, monkeypatch):
     assert calls == ["configure_worker"]
 
     def cached():
-        from llama_sim import backends
+        from llama_sim.run import backends
 
         return sorted(backends._WORKER_PLANS)
 
@@ -89,8 +87,8 @@ def test_workers_are_warmed_once_per_plan(dask2, monkeypatch):
 def test_user_strategy_file_reaches_the_workers(dask2, tmp_path):
     src = tmp_path / "dask_user_strats.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
-        "from llama_sim.games.lama import QUIT\n"
+        "from llama_sim.core.registry import strategy\n"
+        "from llama_sim.rulesets.lama import QUIT\n"
         "from llama_sim.strategies.lama import greedy_play\n"
         "@strategy('lama', 'play_or_quit_dask_test', 'plays when it can, else quits')\n"
         "def play_or_quit_dask_test(obs, hand, legal, params, rng):\n"
@@ -129,7 +127,7 @@ def test_cli_same_tables_on_threads_and_a_local_cluster(capsys):
 
 
 def test_cli_scheduler_unreachable_is_one_line(capsys, monkeypatch):
-    from llama_sim import backends
+    from llama_sim.run import backends
 
     monkeypatch.setattr(backends, "CONNECT_TIMEOUT", "1s")
     code, out, err = call(capsys, "compare", "-g", "lama", "greedy", "threshold", "--backend", "dask",
@@ -146,12 +144,12 @@ def test_stats_of_dask_run_match(dask2):
 def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
     """Issue 11 item 1: the worker maps the kernel's error (``errors.ILLEGAL_ACTION``) to the
     UsageError naming strategy, seat and action, and the client re-raises it."""
-    from llama_sim.errors import UsageError
-    from llama_sim.simulate import seat_plan, tasks_for
+    from llama_sim.core.errors import UsageError
+    from llama_sim.run.simulate import seat_plan, tasks_for
 
     src = tmp_path / "dask_cheat.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('lama', 'draw_alone_dask_test', 'draws when it may not, else quits')\n"
         "def draw_alone_dask_test(obs, hand, legal, params, rng):\n"
         "    return 7 if (legal >> 7) & 1 == 0 else 8\n")

@@ -8,22 +8,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llama_sim import registry, rng, stats
-from llama_sim.games.dice import solver as sv
-from llama_sim.games.dice.tables import LAYOUTS, p_three_llamas
-from llama_sim.errors import UsageError
-from llama_sim.games import common, dice
-from llama_sim.registry import POLICY_SIG
+from llama_sim.core import registry, rng, stats
+from llama_sim.rulesets.dice import solver as sv
+from llama_sim.rulesets.dice.tables import LAYOUTS, p_three_llamas
+from llama_sim.core.errors import UsageError
+from llama_sim.core import engine as common
+from llama_sim.rulesets import dice
+from llama_sim.core.registry import POLICY_SIG
 from numba import njit
-from llama_sim.games.common import largest_token
-from llama_sim.backends import run
-from llama_sim.simulate import rotation_plan, seat_plan
+from llama_sim.core.engine import largest_token
+from llama_sim.run.backends import run
+from llama_sim.run.simulate import rotation_plan, seat_plan
 from llama_sim.strategies import dice as sd
 
 L = dice.LLAMA
 ROLL, QUIT, DB, TB = dice.ROLL, dice.QUIT, dice.DISCARD_BASE, dice.TAKE_BASE
 DEFAULT = LAYOUTS["12-34-56"]  # die A 1234LL, B 1256LL, C 3456LL
-CFG = dice.GAME.config()
+CFG = dice.RULE_SET.config()
 LAYOUT_NAMES = list(LAYOUTS)
 SPECS = ["threshold", "always_roll", "random", "always_quit", "keep_llama", "solo_optimal",
          "threshold:quit_at=20", "keep_llama:quit_at=16,keep=2", "solo_optimal:quit_at=14,keep_llama=1",
@@ -278,7 +279,7 @@ def positions(draw):
         quit[int(g.integers(n))] = 0
     start = int(g.choice(np.flatnonzero(quit == 0)))
     scores = g.integers(0, 45, n).astype(np.int64)
-    cfg = dice.GAME.config(dice_layout=LAYOUT_NAMES[int(g.integers(len(LAYOUT_NAMES)))])
+    cfg = dice.RULE_SET.config(dice_layout=LAYOUT_NAMES[int(g.integers(len(LAYOUT_NAMES)))])
     specs = [SPECS[int(i)] for i in g.integers(0, len(SPECS), n)]
     return rows, llama_row, discarded, quit, start, scores, specs, cfg, seed
 
@@ -288,7 +289,7 @@ def positions(draw):
        scores=st.lists(st.integers(0, 45), min_size=6, max_size=6))
 def test_kernel_equals_reference_on_fixed_deals_and_dice(seed, n, start, mix, layout, scores):
     rows, _ = dealt(seed, n)
-    cfg = dice.GAME.config(dice_layout=layout)
+    cfg = dice.RULE_SET.config(dice_layout=layout)
     args = (rows, np.ones(7, np.int64), np.zeros(7, np.int64), np.zeros(n, np.int64), start % n, scores[:n],
             mix[:n], cfg, seed)
     k = run_kernel(*args)
@@ -306,8 +307,8 @@ def test_kernel_equals_reference_from_any_position(pos):
 @pytest.mark.parametrize("games_mode,blocks", [(False, 300), (True, 12)])
 def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     players = [registry.parse_spec("dice", s) for s in ["threshold", "random", "keep_llama", "solo_optimal"]]
-    cfg = dice.GAME.config(dice_layout="14-26-35")
-    plan = rotation_plan(dice.GAME, 4, players, games_mode, cfg)
+    cfg = dice.RULE_SET.config(dice_layout="14-26-35")
+    plan = rotation_plan(dice.RULE_SET, 4, players, games_mode, cfg)
     tally = run(plan, 99, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
@@ -350,14 +351,14 @@ def test_randint_is_the_exact_integer_floor_of_the_top_53_bits_times_n():
 def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src = tmp_path / "bad_dice.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('dice', 'always_discard_test', 'returns a discard at a roll/quit decision')\n"
         "def always_discard_test(obs, hand, legal, params, rng):\n"
         "    return 9\n")
     registry.load_file(src)
     players = [registry.parse_spec("dice", "always_quit"), registry.parse_spec("dice", "always_discard_test")]
     for games_mode in (False, True):
-        plan = seat_plan(dice.GAME, players, games_mode, CFG)
+        plan = seat_plan(dice.RULE_SET, players, games_mode, CFG)
         # seat 0 quits, seat 1 (entry 1) cheats: the kernel's ValueError("illegal action", 1, 1, 9)
         # reaches the user as one line naming the strategy, the seat and the action
         with pytest.raises(UsageError) as kernel_err:
@@ -522,7 +523,7 @@ def check_round(res, rows0, llama0, discarded0, quit0, start, layout, set_aside)
 def test_round_properties_from_deals(seed, n, mix, layout):
     rows, aside = dealt(seed, n)
     assert rows.sum(axis=1).tolist() == [6] * n and aside.sum() == 36 - 6 * n
-    cfg = dice.GAME.config(dice_layout=layout)
+    cfg = dice.RULE_SET.config(dice_layout=layout)
     _, res = run_reference(rows, np.ones(7, np.int64), np.zeros(7, np.int64), np.zeros(n, np.int64), 0, [0] * n,
                            mix[:n], cfg, seed)
     check_round(res, rows, np.ones(7, np.int64), np.zeros(7, np.int64), np.zeros(n), 0, LAYOUTS[layout], aside)
@@ -564,7 +565,7 @@ def test_always_quit_mean_penalty_is_exact():
         == Fraction(109193, 5456)  # = 20.01338...
     assert abs(exact - 109193 / 5456) < 1e-12
     players = [registry.parse_spec("dice", "always_quit")] * 4
-    tally = run(seat_plan(dice.GAME, players, False, CFG), 2024, 0, 30_000, threads=2)
+    tally = run(seat_plan(dice.RULE_SET, players, False, CFG), 2024, 0, 30_000, threads=2)
     for u in range(4):
         est = stats.estimate(tally, "penalty_per_round", u)
         assert est.ci_low <= exact <= est.ci_high
@@ -713,19 +714,19 @@ def test_solo_optimal_uses_the_heuristic_until_alone():
 
 def test_every_layout_is_nameable_and_described():
     for i, name in enumerate(LAYOUT_NAMES):
-        cfg = dice.GAME.config(dice_layout=name)
+        cfg = dice.RULE_SET.config(dice_layout=name)
         assert cfg[0] == i and np.array_equal(cfg[1:].reshape(3, 6), LAYOUTS[name])
-        assert dice.GAME.describe_config(cfg)["dice_layout"] == name
-    assert dice.GAME.config()[0] == LAYOUT_NAMES.index("12-34-56")
-    assert np.array_equal(dice.GAME.config(dice_layout="3456LL/1234LL/1256LL"), dice.GAME.config())
+        assert dice.RULE_SET.describe_config(cfg)["dice_layout"] == name
+    assert dice.RULE_SET.config()[0] == LAYOUT_NAMES.index("12-34-56")
+    assert np.array_equal(dice.RULE_SET.config(dice_layout="3456LL/1234LL/1256LL"), dice.RULE_SET.config())
 
 
 @pytest.mark.parametrize("bad", ["12-34-57", "1234LL/1256LL", "1234LL/1234LL/5656LL", "", "123LLL/1256LL/3456LL"])
 def test_invalid_layout_is_a_usage_error(bad):
     with pytest.raises(UsageError, match="invalid --dice-layout"):
-        dice.GAME.config(dice_layout=bad)
+        dice.RULE_SET.config(dice_layout=bad)
     with pytest.raises(UsageError, match="only the option --dice-layout"):
-        dice.GAME.config(deck_file="x.toml")
+        dice.RULE_SET.config(deck_file="x.toml")
 
 
 def test_impossible_positions_are_refused():
@@ -743,9 +744,9 @@ def test_impossible_positions_are_refused():
 
 def test_threads_and_chunks_do_not_change_results():
     players = [registry.parse_spec("dice", s) for s in ["threshold", "random", "solo_optimal"]]
-    plan = rotation_plan(dice.GAME, 3, players, False, CFG)
+    plan = rotation_plan(dice.RULE_SET, 3, players, False, CFG)
     assert run(plan, 7, 0, 6000, threads=1, chunk=1000) == run(plan, 7, 0, 6000, threads=2, chunk=700)
-    gplan = rotation_plan(dice.GAME, 3, players, True, CFG)
+    gplan = rotation_plan(dice.RULE_SET, 3, players, True, CFG)
     assert run(gplan, 7, 0, 40, threads=1) == run(gplan, 7, 0, 40, threads=2, chunk=7)
     rows = np.array([cards("2 5 L"), cards("1 1"), cards("6")])
     solo3 = [registry.parse_spec("dice", s) for s in ["solo_optimal", "threshold", "keep_llama"]]

@@ -5,9 +5,9 @@ import subprocess
 import pandas as pd
 import pytest
 
-from llama_sim.games.dice import solver as sv
-from llama_sim.games.dice.tables import LAYOUTS
-from llama_sim.output import RESULT_COLUMNS
+from llama_sim.rulesets.dice import solver as sv
+from llama_sim.rulesets.dice.tables import LAYOUTS
+from llama_sim.core.output import RESULT_COLUMNS
 from cli_helpers import call
 
 

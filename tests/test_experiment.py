@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import llama_sim
-from llama_sim.experiment import STEP_KINDS, SpecError, load_spec
+from llama_sim.present.experiment import STEP_KINDS, SpecError, load_spec
 from cli_helpers import call
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,7 +167,7 @@ def test_bad_scale_exits_2(capsys, scale):
 
 
 def test_every_shipped_spec_and_bundled_report_validates():
-    specs = sorted((ROOT / "experiments").glob("*.toml")) + sorted((ROOT / "llama_sim" / "data").glob("report_*.toml"))
+    specs = sorted((ROOT / "experiments").glob("*.toml")) + sorted((ROOT / "llama_sim" / "rulesets").glob("*/report.toml"))
     assert len(specs) >= 5
     for path in specs:
         spec = load_spec(path)
@@ -271,7 +271,7 @@ def test_builtin_report(capsys, tmp_path):
     doc = json.loads(stdout)
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
         ["league", "first-player"]
-    from llama_sim.league import builtin_strategies
+    from llama_sim.analysis.league import builtin_strategies
 
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
     assert set(ranking.strategy) == set(builtin_strategies("lama")) >= {"always_quit", "greedy", "smart", "chart"}
@@ -285,7 +285,7 @@ def test_all_means_the_built_in_strategies_and_strategies_file_is_relative_to_th
     # Every rule set has seven built-ins or more now, one more than a compare seats: "all" names exactly
     # the seven L.A.M.A. built-ins (not mine_spec_test, which would make eight)
     (tmp_path / "mine.py").write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('lama', 'mine_spec_test', 'quits at once')\n"
         "def mine_spec_test(obs, hand, legal, params, rng):\n"
         "    return 0\n")

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import llama_sim
-from llama_sim.experiment import load_spec
-from llama_sim.games.dice import LAYOUT_NAMES
+from llama_sim.present.experiment import load_spec
+from llama_sim.rulesets.dice import LAYOUT_NAMES
 from cli_helpers import call
 from test_experiment import check_report, write_spec
 

@@ -1,17 +1,17 @@
 """Issue 11, item 1: an illegal action ends the run with exit status 2 and one line naming the
 strategy, the seat and the action; kernels and reference engines check against their own record of
-what is legal and report by the same convention (``llama_sim.errors``)."""
+what is legal and report by the same convention (``llama_sim.core.errors``)."""
 import re
 
 import numpy as np
 import pytest
 
-from llama_sim import registry
-from llama_sim.errors import ILLEGAL_ACTION, UsageError, illegal_action_error
-from llama_sim.games import get_game
-from llama_sim.games import lama, party
-from llama_sim.backends import run
-from llama_sim.simulate import raise_illegal_action, run_chunk, seat_plan
+from llama_sim.core import registry
+from llama_sim.core.errors import ILLEGAL_ACTION, UsageError, illegal_action_error
+from llama_sim.core.ruleset import get_game
+from llama_sim.rulesets import lama, party
+from llama_sim.run.backends import run
+from llama_sim.run.simulate import raise_illegal_action, run_chunk, seat_plan
 from cli_helpers import call
 
 MODULES = {"lama": lama, "party": party}
@@ -19,8 +19,8 @@ MODULES = {"lama": lama, "party": party}
 # A user's strategies file with two cheats per rule set: one plays the first code it does not hold
 # (there always is one: 6 cards, at least 7 codes), one draws exactly when drawing is illegal.
 CHEATS = """
-from llama_sim.registry import strategy
-from llama_sim.games import {game} as G
+from llama_sim.core.registry import strategy
+from llama_sim.rulesets import {game} as G
 
 @strategy('{game}', 'phantom_card', 'plays a card it does not hold')
 def phantom_card(obs, hand, legal, params, rng):

@@ -10,12 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numba import njit, types
 
-from llama_sim.errors import UsageError
-from llama_sim import registry, rng, stats
-from llama_sim.games import common, kadabra as K
-from llama_sim.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
-from llama_sim.backends import run
-from llama_sim.simulate import comparison_design, rotation_plan, seat_plan
+from llama_sim.core.errors import UsageError
+from llama_sim.core import registry, rng, stats
+from llama_sim.core import engine as common
+from llama_sim.rulesets import kadabra as K
+from llama_sim.core.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
+from llama_sim.run.backends import run
+from llama_sim.run.simulate import comparison_design, rotation_plan, seat_plan
 from llama_sim.strategies import _helpers
 from llama_sim.strategies import kadabra as S
 
@@ -486,7 +487,7 @@ llama = 3
 def custom_counts(tmp_path_factory):
     path = tmp_path_factory.mktemp("deck") / "everywhere.toml"
     path.write_text(CUSTOM_TOML)
-    return K.GAME.config(deck_file=path)[:K.N_CODES], path
+    return K.RULE_SET.config(deck_file=path)[:K.N_CODES], path
 
 
 def test_kernel_equals_reference_with_symbols_on_llamas_and_doubles(custom_counts):
@@ -532,7 +533,7 @@ def test_kernel_equals_reference_on_rounds_with_shows_and_every_token_move():
 @pytest.mark.parametrize("games_mode,blocks", [(False, 250), (True, 25)])
 def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     players = [registry.parse_spec("kadabra", s) for s in ["greedy", "random", "showman", "threshold:quit_at=5"]]
-    plan = rotation_plan(K.GAME, 4, players, games_mode, K.GAME.config())
+    plan = rotation_plan(K.RULE_SET, 4, players, games_mode, K.RULE_SET.config())
     tally = run(plan, 99, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
@@ -580,15 +581,15 @@ VARIANTS = [{"magic_token": "off"}, {"magic_show": "off"}, {"magic_token": "off"
 @pytest.mark.parametrize("games_mode,blocks", [(False, 120), (True, 12)])
 def test_kernel_tallies_equal_reference_tallies_under_every_variant(options, games_mode, blocks):
     players = [registry.parse_spec("kadabra", s) for s in ["greedy", "random", "showman", "threshold:quit_at=5"]]
-    cfg = K.GAME.config(**options)
-    plan = rotation_plan(K.GAME, 4, players, games_mode, cfg)
+    cfg = K.RULE_SET.config(**options)
+    plan = rotation_plan(K.RULE_SET, 4, players, games_mode, cfg)
     tally = run(plan, 98, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
     K.reference_blocks(98, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
                        [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
     assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
-    base = run(rotation_plan(K.GAME, 4, players, games_mode, K.GAME.config()), 98, 0, blocks, threads=1)
+    base = run(rotation_plan(K.RULE_SET, 4, players, games_mode, K.RULE_SET.config()), 98, 0, blocks, threads=1)
     assert not np.array_equal(base.s1, tally.s1)  # the variant is really played
 
 
@@ -622,12 +623,12 @@ def test_without_the_show_a_llama_stakes_nothing_and_no_show_starts():
 
 
 def test_magic_token_off_takes_the_magic_symbol_off_every_card():
-    cfg = K.GAME.config(magic_token="off")
+    cfg = K.RULE_SET.config(magic_token="off")
     counts = cfg[:K.N_CODES]
     assert counts.sum() == 60 and counts[K.CODE_SYMBOL == K.SYM_MAGIC].sum() == 0
     assert counts[C(2)] == 7 and counts[C(0, K.SYM_GIVE)] == 8 and counts[C(1, K.SYM_DRAW)] == 3
-    assert cfg[K.CFG_NO_SHOW] == 0 and K.GAME.config(magic_show="off")[K.CFG_NO_SHOW] == 1
-    desc = K.GAME.describe_config(cfg)
+    assert cfg[K.CFG_NO_SHOW] == 0 and K.RULE_SET.config(magic_show="off")[K.CFG_NO_SHOW] == 1
+    desc = K.RULE_SET.describe_config(cfg)
     assert desc["magic_token"].startswith("off") and desc["magic_show"] == "on"
     assert "magic taken off" not in desc["symbol_table"] and "magic symbols taken off" in desc["symbol_table"]
 
@@ -637,7 +638,7 @@ def test_magic_token_off_takes_the_magic_symbol_off_every_card():
                                              ({"pink_llama": "plain"}, "kadabra takes only")])
 def test_bad_variant_options_are_usage_errors(options, message):
     with pytest.raises(UsageError, match=message):
-        K.GAME.config(**options)
+        K.RULE_SET.config(**options)
 
 # ----------------------------------------------------------------------------- properties
 
@@ -724,7 +725,7 @@ def test_always_quit_mean_penalty_is_exact():
     exact = sum(v * (1 - comb(60 - kv, 6) / comb(60, 6)) for v, kv in k.items())
     assert abs(exact - 20.6661) < 1e-3
     players = [registry.parse_spec("kadabra", "always_quit")] * 4
-    plan = seat_plan(K.GAME, players, False, K.GAME.config())
+    plan = seat_plan(K.RULE_SET, players, False, K.RULE_SET.config())
     tally = run(plan, 2024, 0, 40_000, threads=2)
     for u in range(4):  # four seats: each at 99.9%, so that chance fails the test 0.4% of seeds, not 19%
         est = stats.estimate(tally, "penalty_per_round", u, level=0.999)
@@ -742,23 +743,23 @@ def test_starting_tokens_and_round_mode_table():
 
 def test_threads_do_not_change_results():
     players = [registry.parse_spec("kadabra", s) for s in ["greedy", "showman"]]
-    plan = rotation_plan(K.GAME, 3, players, False, K.GAME.config())
+    plan = rotation_plan(K.RULE_SET, 3, players, False, K.RULE_SET.config())
     assert run(plan, 7, 0, 6000, threads=1, chunk=1000) == run(plan, 7, 0, 6000, threads=2, chunk=700)
-    gplan = rotation_plan(K.GAME, 3, players, True, K.GAME.config())
+    gplan = rotation_plan(K.RULE_SET, 3, players, True, K.RULE_SET.config())
     assert run(gplan, 7, 0, 40, threads=1) == run(gplan, 7, 0, 40, threads=2, chunk=7)
 
 
 def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src = tmp_path / "bad_kadabra.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('kadabra', 'always_collect_test', 'collects even outside a show')\n"
         "def always_collect_test(obs, hand, legal, params, rng):\n"
         "    return 39\n")
     registry.load_file(src)
     players = [registry.parse_spec("kadabra", "always_quit"), registry.parse_spec("kadabra", "always_collect_test")]
     for games_mode in (False, True):
-        plan = seat_plan(K.GAME, players, games_mode, K.GAME.config())
+        plan = seat_plan(K.RULE_SET, players, games_mode, K.RULE_SET.config())
         # seat 0 quits, seat 1 (entry 1) cheats: the kernel's ValueError("illegal action", 1, 1, COLLECT)
         # reaches run() callers as the one-line error naming the strategy, the seat and the action
         with pytest.raises(UsageError) as kernel_err:
@@ -845,14 +846,14 @@ def test_default_table_is_the_rules_md_table():
     assert c.sum() == 60 and list(kinds) == [8, 7, 7, 7, 7, 8, 12, 2, 2]
     assert c[ONE_G] == 8 and c[C(0)] == 0 and c[TWO_D] == 3 and c[TWO] == 4 and c[THREE_M] == 3 and c[THREE] == 4
     assert c.sum() - c[ONE_G] - c[TWO_D] - c[THREE_M] == 60 - 14
-    desc = K.GAME.describe_config(K.GAME.config())
+    desc = K.RULE_SET.describe_config(K.RULE_SET.config())
     assert desc["symbol_table"] == "default" and "give on 8 of 8 1s" in desc["symbols"]
     assert "draw on 3 of 7 2s" in desc["symbols"] and "magic on 3 of 7 3s" in desc["symbols"]
 
 
 def test_deck_file_replaces_the_table_and_reports_name_it(custom_counts):
     counts, path = custom_counts
-    desc = K.GAME.describe_config(K.GAME.config(deck_file=path))
+    desc = K.RULE_SET.describe_config(K.RULE_SET.config(deck_file=path))
     assert desc["symbol_table"] == "symbols everywhere" and desc["symbol_table_source"] == str(path)
     assert "magic on 3 of 7 3s and 2 of 8 6s and 3 of 12 Ls" in desc["symbols"]
 
@@ -860,9 +861,9 @@ def test_deck_file_replaces_the_table_and_reports_name_it(custom_counts):
 def test_deck_file_without_cards_keeps_the_60_cards(tmp_path):
     p = tmp_path / "nomagic.toml"
     p.write_text('[symbols.give]\n"1" = 2\n')
-    counts = K.GAME.config(deck_file=p)
+    counts = K.RULE_SET.config(deck_file=p)
     assert counts.sum() == 60 and counts[ONE_G] == 2 and counts[C(0)] == 6 and counts[THREE_M] == 0
-    assert K.GAME.describe_config(counts)["symbol_table"] == "nomagic"
+    assert K.RULE_SET.describe_config(counts)["symbol_table"] == "nomagic"
 
 
 @pytest.mark.parametrize("text,message", [
@@ -879,14 +880,14 @@ def test_bad_deck_files_are_usage_errors(tmp_path, text, message):
     p = tmp_path / "bad.toml"
     p.write_text(text)
     with pytest.raises(UsageError, match=message):
-        K.GAME.config(deck_file=p)
+        K.RULE_SET.config(deck_file=p)
 
 
 def test_deck_file_errors_and_other_options():
     with pytest.raises(UsageError, match="no such file"):
-        K.GAME.config(deck_file="/nonexistent/deck.toml")
+        K.RULE_SET.config(deck_file="/nonexistent/deck.toml")
     with pytest.raises(UsageError, match="only --deck-file"):
-        K.GAME.config(dice_layout="1234LL/1256LL/3456LL")
+        K.RULE_SET.config(dice_layout="1234LL/1256LL/3456LL")
 
 
 def test_cli_bad_deck_file_exits_2_with_one_line(tmp_path):
@@ -900,8 +901,8 @@ def test_cli_bad_deck_file_exits_2_with_one_line(tmp_path):
 def test_simulate_runs_with_a_deck_file(custom_counts):
     _, path = custom_counts
     players = [registry.parse_spec("kadabra", "greedy")] * 3
-    a = run(seat_plan(K.GAME, players, False, K.GAME.config(deck_file=path)), 3, 0, 2000, threads=1)
-    b = run(seat_plan(K.GAME, players, False, K.GAME.config()), 3, 0, 2000, threads=1)
+    a = run(seat_plan(K.RULE_SET, players, False, K.RULE_SET.config(deck_file=path)), 3, 0, 2000, threads=1)
+    b = run(seat_plan(K.RULE_SET, players, False, K.RULE_SET.config()), 3, 0, 2000, threads=1)
     assert not np.array_equal(a.s1, b.s1)  # the table is really used
 
 
@@ -1000,7 +1001,7 @@ def test_showman_beats_greedy_on_points_per_round():
     """On compare's balanced design (every seating, so greedy's habit of giving to its left-hand
     neighbour favours nobody), showman scores fewer points per round than greedy."""
     players = [registry.parse_spec("kadabra", s) for s in ["greedy", "showman"]]
-    design = comparison_design(K.GAME, 4, players, False, K.GAME.config())
+    design = comparison_design(K.RULE_SET, 4, players, False, K.RULE_SET.config())
     tally = run(design, 11, 0, 3000, threads=2)
     diff = stats.paired(tally, "penalty_per_round").iloc[0]
     assert (diff["unit_a"], diff["unit_b"]) == (0, 1)

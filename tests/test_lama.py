@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llama_sim import registry, rng, stats
-from llama_sim.games import lama
-from llama_sim.errors import UsageError
-from llama_sim.games.common import distinct_penalty, largest_token, legal_bits
-from llama_sim.backends import run
-from llama_sim.simulate import rotation_plan, seat_plan
+from llama_sim.core import registry, rng, stats
+from llama_sim.rulesets import lama
+from llama_sim.core.errors import UsageError
+from llama_sim.core.engine import distinct_penalty, largest_token, legal_bits
+from llama_sim.run.backends import run
+from llama_sim.run.simulate import rotation_plan, seat_plan
 
 import shedding_helpers as helpers  # tests/shedding_helpers.py
 
@@ -157,7 +157,7 @@ def test_kernel_equals_reference_on_fixed_decks(seed, n, start, mix):
 @pytest.mark.parametrize("games_mode,blocks", [(False, 300), (True, 20)])
 def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     players = [registry.parse_spec("lama", s) for s in ["greedy", "random", "threshold:quit_at=5", "smart"]]
-    plan = rotation_plan(lama.GAME, 4, players, games_mode, np.zeros(1, np.int64))
+    plan = rotation_plan(lama.RULE_SET, 4, players, games_mode, np.zeros(1, np.int64))
     tally = run(plan, 99, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
@@ -231,10 +231,10 @@ def test_always_quit_four_players_mean_penalty_is_exact():
     exact = 31 * (1 - comb(48, 6) / comb(56, 6))
     assert abs(exact - 19.2835) < 1e-4
     quitter = registry.parse_spec("lama", "always_quit")
-    pooled_plan = rotation_plan(lama.GAME, 4, [quitter], False, np.zeros(1, np.int64))
+    pooled_plan = rotation_plan(lama.RULE_SET, 4, [quitter], False, np.zeros(1, np.int64))
     pooled = stats.estimate(run(pooled_plan, 2024, 0, 20_000, threads=2), "penalty_per_round", 0)
     assert pooled.ci_low <= exact <= pooled.ci_high and pooled.n == 4 * 4 * 20_000
-    plan = seat_plan(lama.GAME, [quitter] * 4, False, np.zeros(1, np.int64))
+    plan = seat_plan(lama.RULE_SET, [quitter] * 4, False, np.zeros(1, np.int64))
     tally = run(plan, 2024, 0, 40_000, threads=2)
     for u in range(4):
         est = stats.estimate(tally, "penalty_per_round", u, level=0.999)
@@ -260,24 +260,24 @@ def test_next_round_starter_is_last_player_to_play_a_card():
 
 def test_threads_do_not_change_results():
     players = [registry.parse_spec("lama", s) for s in ["greedy", "random"]]
-    plan = rotation_plan(lama.GAME, 3, players, False, np.zeros(1, np.int64))
+    plan = rotation_plan(lama.RULE_SET, 3, players, False, np.zeros(1, np.int64))
     a = run(plan, 7, 0, 9000, threads=1, chunk=1000)
     b = run(plan, 7, 0, 9000, threads=2, chunk=700)
     assert a == b
-    gplan = rotation_plan(lama.GAME, 3, players, True, np.zeros(1, np.int64))
+    gplan = rotation_plan(lama.RULE_SET, 3, players, True, np.zeros(1, np.int64))
     assert run(gplan, 7, 0, 50, threads=1) == run(gplan, 7, 0, 50, threads=2, chunk=7)
 
 
 def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('lama', 'always_draw_test', 'draws even when it may not')\n"
         "def always_draw_test(obs, hand, legal, params, rng):\n"
         "    return 7\n")
     registry.load_file(src)
     players = [registry.parse_spec("lama", "always_draw_test"), registry.parse_spec("lama", "always_quit")]
-    plan = seat_plan(lama.GAME, players, False, np.zeros(1, np.int64))
+    plan = seat_plan(lama.RULE_SET, players, False, np.zeros(1, np.int64))
     with pytest.raises(UsageError, match=r"^strategy 'always_draw_test' \(seat 0\) chose an illegal action: draw$"):
         run(plan, 1, 0, 10, threads=1)
 

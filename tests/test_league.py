@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import llama_sim
-from llama_sim.league import lineup_seed, lineups
-from llama_sim.simulate import seating_classes
-from llama_sim.stats import z_value
+from llama_sim.analysis.league import lineup_seed, lineups
+from llama_sim.run.simulate import seating_classes
+from llama_sim.core.stats import z_value
 
 Z = z_value(0.95)
 THREE = ["smart", "greedy", "threshold"]
@@ -147,7 +147,7 @@ def test_a_league_over_counts_balances_line_ups_and_games():
     ({"games": 10, "rounds": 10}, "not both"),
 ])
 def test_bad_league_arguments_raise_usage_errors(kwargs, needle):
-    from llama_sim.errors import UsageError
+    from llama_sim.core.errors import UsageError
 
     args = {"strategies": THREE, "players": 2, "games": 100, "quiet": True, **kwargs}
     with pytest.raises(UsageError, match=needle):
@@ -157,7 +157,7 @@ def test_bad_league_arguments_raise_usage_errors(kwargs, needle):
 def test_league_api_matches_the_cli_json(capsys):
     import json
 
-    from llama_sim.output import to_json
+    from llama_sim.core.output import to_json
     from cli_helpers import call
 
     code, out, err = call(capsys, "compare", "-g", "lama", "--league", "smart", "greedy", "threshold", "-p", "3",
@@ -169,7 +169,7 @@ def test_league_api_matches_the_cli_json(capsys):
         assert json.loads(to_json(getattr(r, name))) == doc[name]
     code, out, err = call(capsys, "compare", "-g", "lama", "--league", "all", "-p", "2", "--games", "300", "-q")
     assert code == 0, err
-    from llama_sim.league import builtin_strategies
+    from llama_sim.analysis.league import builtin_strategies
 
     assert out.startswith(f"L.A.M.A.: league of {len(builtin_strategies('lama'))} strategies at 2 players")
     assert "At 2 players " in out

@@ -1,4 +1,4 @@
-"""Line-up kernels (``llama_sim.lineup``): the same tallies as the generic kernel, chosen when they pay."""
+"""Line-up kernels (``llama_sim.run.lineup``): the same tallies as the generic kernel, chosen when they pay."""
 import importlib.util
 import os
 import subprocess
@@ -8,11 +8,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from llama_sim import lineup, registry
-from llama_sim.backends import plan_data, plans_from_data, run
-from llama_sim.errors import UsageError
-from llama_sim.games import get_game
-from llama_sim.simulate import comparison_design, seat_plan, with_kernel
+from llama_sim.run import lineup
+from llama_sim.core import registry
+from llama_sim.run.backends import plan_data, plans_from_data, run
+from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import get_game
+from llama_sim.run.simulate import comparison_design, seat_plan, with_kernel
 
 # Per rule set, a line-up mixing a strategy with parameters, one that draws on the policy stream
 # (random) and a third, so slots, parameter rows and the policy stream are all exercised.
@@ -135,7 +136,7 @@ def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_t
     """(Party's line-up kernels are built as L.A.M.A.'s; Kadabra's and dice's have their own round function.
     The line-up is the one above: the first process may find it compiled already, and either way the
     second must load it from the disk cache.)"""
-    script = ("import sys, warnings; warnings.simplefilter('error'); from llama_sim import lineup, registry; "
+    script = ("import sys, warnings; warnings.simplefilter('error'); from llama_sim.core import registry; from llama_sim.run import lineup; "
               f"entries = [registry.parse_spec({game_name!r}, s) for s in {LINE_UPS[game_name]!r}]; "
               f"kernel = lineup.line_up_kernel({game_name!r}, entries); "
               "print(kernel.is_cached()); kernel.get() if sys.argv[1] == 'build' else None")

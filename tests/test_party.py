@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llama_sim import registry, rng, stats
-from llama_sim.errors import UsageError
-from llama_sim.games import lama, party, shedding
-from llama_sim.games.common import largest_token, legal_bits
-from llama_sim.backends import run
-from llama_sim.simulate import rotation_plan, seat_plan
+from llama_sim.core import registry, rng, stats
+from llama_sim.core.errors import UsageError
+from llama_sim.rulesets import lama, party, shedding
+from llama_sim.core.engine import largest_token, legal_bits
+from llama_sim.run.backends import run
+from llama_sim.run.simulate import rotation_plan, seat_plan
 from llama_sim.strategies import party as pstrat
 
 import shedding_helpers as helpers  # tests/shedding_helpers.py
@@ -322,7 +322,7 @@ def test_kernel_equals_reference_from_mid_round_positions(seed, n, cut, mix):
 @pytest.mark.parametrize("games_mode,blocks", [(False, 300), (True, 20)])
 def test_kernel_tallies_equal_reference_tallies(games_mode, blocks):
     players = [registry.parse_spec("party", s) for s in ["greedy", "random", "chain", "threshold:quit_at=5"]]
-    plan = rotation_plan(party.GAME, 4, players, games_mode, np.zeros(1, np.int64))
+    plan = rotation_plan(party.RULE_SET, 4, players, games_mode, np.zeros(1, np.int64))
     tally = run(plan, 99, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
@@ -361,7 +361,7 @@ def test_variant_decks_replace_the_special_cards_by_ordinary_ones():
     assert all(plus[v] == 8 and plus[P + v] == 0 for v in range(6)) and plus[PINK] == 1 and plus[L] == 7
     assert both == Counter({**{v: 8 for v in range(6)}, L: 8})
     for options in [{}] + VARIANTS:
-        index = int(party.GAME.config(**options)[0])
+        index = int(party.RULE_SET.config(**options)[0])
         assert np.array_equal(party.VARIANT_DECKS[index], party.variant_deck(**options))
         assert len(party.VARIANT_DECKS[index]) == 56
     # the same position of the deck holds the same card but for the replaced ones
@@ -373,25 +373,25 @@ def test_variant_decks_replace_the_special_cards_by_ordinary_ones():
 @pytest.mark.parametrize("games_mode,blocks", [(False, 150), (True, 12)])
 def test_kernel_tallies_equal_reference_tallies_under_every_variant(options, games_mode, blocks):
     players = [registry.parse_spec("party", s) for s in ["greedy", "random", "chain", "threshold:quit_at=5"]]
-    cfg = party.GAME.config(**options)
-    plan = rotation_plan(party.GAME, 4, players, games_mode, cfg)
+    cfg = party.RULE_SET.config(**options)
+    plan = rotation_plan(party.RULE_SET, 4, players, games_mode, cfg)
     tally = run(plan, 97, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)
     party.reference_blocks(97, 0, blocks, 4, plan.entry_of_seat, plan.unit_of_seat, len(players), games_mode,
                            [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
     assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2)
-    base = run(rotation_plan(party.GAME, 4, players, games_mode, party.GAME.config()), 97, 0, blocks, threads=1)
+    base = run(rotation_plan(party.RULE_SET, 4, players, games_mode, party.RULE_SET.config()), 97, 0, blocks, threads=1)
     assert not np.array_equal(base.s1, tally.s1)  # the variant is really played
 
 
 def test_reference_variant_rounds_play_the_variant_rules():
     """Plus cards plain: a 3 (once a +3) gives no extra turn; pink plain: the llama (once pink) needs a 6."""
-    rules = party.variant_round(party.GAME.config(plus_cards="plain")).rules
+    rules = party.variant_round(party.RULE_SET.config(plus_cards="plain")).rules
     assert rules.deck.tolist().count(2) == 8 and not any(party.is_plus(c) for c in rules.deck)
-    rules = party.variant_round(party.GAME.config(pink_llama="plain")).rules
+    rules = party.variant_round(party.RULE_SET.config(pink_llama="plain")).rules
     assert rules.deck.tolist().count(L) == 8 and PINK not in rules.deck.tolist()
-    assert party.variant_round(party.GAME.config()) is party.Round
+    assert party.variant_round(party.RULE_SET.config()) is party.Round
 
 
 def exact_always_quit_pink_plain():
@@ -406,7 +406,7 @@ def test_always_quit_mean_penalty_is_exact_under_the_variants():
     players = [registry.parse_spec("party", "always_quit")] * 3
     for options, value in [({"pink_llama": "plain"}, exact["pink"]), ({"plus_cards": "plain"}, exact["rulebook"]),
                            ({"pink_llama": "plain", "plus_cards": "plain"}, exact["pink"])]:
-        tally = run(seat_plan(party.GAME, players, False, party.GAME.config(**options)), 2025, 0, 20_000, threads=2)
+        tally = run(seat_plan(party.RULE_SET, players, False, party.RULE_SET.config(**options)), 2025, 0, 20_000, threads=2)
         est = stats.estimate(tally, "penalty_per_round", 0)
         assert est.ci_low <= value <= est.ci_high, (options, est)
         assert abs(tally.s1[:3].sum() / (3 * tally.blocks) - value) < 0.1
@@ -417,7 +417,7 @@ def test_always_quit_mean_penalty_is_exact_under_the_variants():
                                              ({"magic_show": "off"}, "party takes only")])
 def test_bad_variant_options_are_usage_errors(options, message):
     with pytest.raises(UsageError, match=message):
-        party.GAME.config(**options)
+        party.RULE_SET.config(**options)
 
 # ----------------------------------------------------------------------------- properties
 
@@ -473,7 +473,7 @@ def test_always_quit_four_players_mean_penalty_is_exact():
     exact = always_quit_exact()
     assert abs(exact - 20.3549) < 1e-4
     players = [registry.parse_spec("party", "always_quit")] * 4
-    plan = seat_plan(party.GAME, players, False, np.zeros(1, np.int64))
+    plan = seat_plan(party.RULE_SET, players, False, np.zeros(1, np.int64))
     tally = run(plan, 2024, 0, 40_000, threads=2)
     for u in range(4):
         est = stats.estimate(tally, "penalty_per_round", u)
@@ -484,7 +484,7 @@ def test_always_quit_four_players_mean_penalty_is_exact():
 
 def test_threads_do_not_change_results():
     players = [registry.parse_spec("party", s) for s in ["greedy", "chain"]]
-    plan = rotation_plan(party.GAME, 3, players, False, np.zeros(1, np.int64))
+    plan = rotation_plan(party.RULE_SET, 3, players, False, np.zeros(1, np.int64))
     assert run(plan, 7, 0, 6000, threads=1, chunk=1000) == run(plan, 7, 0, 6000, threads=2, chunk=700)
 
 
@@ -557,7 +557,7 @@ def test_chain_quits_by_hand_points_and_own_score_when_nothing_fits():
 # ----------------------------------------------------------------------------- observations: kernel vs reference
 
 OBS_HASH_SOURCE = '''
-from llama_sim.registry import strategy
+from llama_sim.core.registry import strategy
 
 
 def obs_hash(obs, hand, legal, params, rng):
@@ -596,9 +596,9 @@ def test_kernel_and_reference_show_every_observation_field_alike(tmp_path, modul
     src = tmp_path / "obs_hash_test.py"
     src.write_text(OBS_HASH_SOURCE)
     registry.load_file(src)
-    name = module.GAME.name
+    name = module.RULE_SET.name
     players = [registry.parse_spec(name, s) for s in ["obs_hash_test", "greedy", "obs_hash_test", "random", "greedy"]]
-    plan = rotation_plan(module.GAME, 5, players, games_mode, np.zeros(1, np.int64))
+    plan = rotation_plan(module.RULE_SET, 5, players, games_mode, np.zeros(1, np.int64))
     tally = run(plan, 31, 0, blocks, threads=1)
     d = tally.s1.shape[0]
     s1, s2 = np.zeros(d, np.int64), np.zeros((d, d), np.int64)

@@ -4,7 +4,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from llama_sim.registry import POLICY_SIG
+from llama_sim.core.registry import POLICY_SIG
 
 
 def _cheat_hand(obs, hand, legal, params, rng):

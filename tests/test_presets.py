@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from llama_sim import registry
+from llama_sim.core import registry
 from llama_sim.cli import main
-from llama_sim.games import get_game
-from llama_sim.registry import Param, Strategy
-from llama_sim.simulate import comparison_design, rotation_plan, seat_plan
+from llama_sim.core.ruleset import get_game
+from llama_sim.core.registry import Param, Strategy
+from llama_sim.run.simulate import comparison_design, rotation_plan, seat_plan
 
 
 def _strategy(presets):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from llama_sim import output
+from llama_sim.core import output
 from llama_sim.cli import main
 from cli_helpers import call
 
@@ -25,13 +25,13 @@ def one_line_error(code, err, needle=""):
 # ------------------------------------------------------------------------------ --out (item 3)
 
 def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatch):
-    import llama_sim.backends as backends
+    import llama_sim.run.backends as backends
 
     def no_run(*a, **k):  # any simulation at all fails the test
         raise AssertionError("simulated before checking --out")
 
     monkeypatch.setattr(backends, "run", no_run)
-    monkeypatch.setattr("llama_sim.api.run", no_run)
+    monkeypatch.setattr("llama_sim.analysis.compare.run", no_run)
     (tmp_path / "afile").write_text("x")
     cases = [
         (str(tmp_path), "folder"),  # a directory
@@ -193,8 +193,8 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
     ["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=1:2:1", "--rounds", str(2**70)],
 ])
 def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
-    import llama_sim.backends as backends
-    import llama_sim.simulate as sim
+    import llama_sim.run.backends as backends
+    import llama_sim.run.simulate as sim
 
     for module in (sim, backends):  # warm-up plays through simulate's, the chunks through backends'
         monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
@@ -204,9 +204,10 @@ def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
 def test_chunks_are_generated_lazily_and_kept_in_a_window():
     """A run of 10^10 rounds must not build its chunk list: the local backend pulls at most a
     window of chunks ahead of the results it has handed back."""
-    from llama_sim import registry, simulate
-    from llama_sim.backends import LocalBackend
-    from llama_sim.games import get_game
+    from llama_sim.core import registry
+    from llama_sim.run import simulate
+    from llama_sim.run.backends import LocalBackend
+    from llama_sim.core.ruleset import get_game
 
     game = get_game("lama")
     plan = simulate.seat_plan(game, [registry.parse_spec("lama", "greedy")] * 2, False, game.config())
@@ -237,7 +238,7 @@ def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys, monkeypatch
     import socket
     import threading
 
-    from llama_sim import backends
+    from llama_sim.run import backends
 
     monkeypatch.setattr(backends, "PROBE_SECONDS", 1.0)
 
@@ -286,14 +287,14 @@ def test_a_real_scheduler_passes_the_probe(capsys):
 
 def test_strategies_file_must_be_python_source(capsys, tmp_path):
     src = tmp_path / "mine.txt"
-    src.write_text("from llama_sim.registry import strategy\n")
+    src.write_text("from llama_sim.core.registry import strategy\n")
     one_line_error(*call(capsys, "strategies", "-g", "lama", "--strategies-file", str(src))[::2], "ending in .py")
 
 
 def test_policy_that_numba_cannot_compile_is_one_line_and_debug_shows_all(capsys, tmp_path):
     src = tmp_path / "broken.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
+        "from llama_sim.core.registry import strategy\n"
         "@strategy('lama', 'broken_rel', 'writes to its hand')\n"
         "def broken_rel(obs, hand, legal, params, rng):\n"
         "    hand[0] = 1\n"
@@ -310,15 +311,15 @@ def test_policy_that_numba_cannot_compile_is_one_line_and_debug_shows_all(capsys
 def test_a_user_strategy_may_not_take_a_built_in_name(capsys, tmp_path):
     src = tmp_path / "clash.py"
     src.write_text(
-        "from llama_sim.registry import strategy\n"
-        "from llama_sim.games.lama import QUIT\n"
+        "from llama_sim.core.registry import strategy\n"
+        "from llama_sim.rulesets.lama import QUIT\n"
         "@strategy('lama', 'greedy', 'not the real greedy')\n"
         "def greedy(obs, hand, legal, params, rng):\n"
         "    return QUIT\n")
     for args in (["strategies", "-g", "lama"], ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", *SMALL]):
         one_line_error(*call(capsys, *args, "--strategies-file", str(src))[::2],
                        "lama strategy 'greedy' is already defined (built-in)")
-    from llama_sim import registry
+    from llama_sim.core import registry
 
     assert registry.get("lama", "greedy").source == "llama_sim.strategies.lama"
 

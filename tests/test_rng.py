@@ -1,7 +1,7 @@
 """The generator: uniformity, determinism, and that a policy's state does not reveal the deal."""
 import numpy as np
 
-from llama_sim import rng
+from llama_sim.core import rng
 
 MASK = (1 << 64) - 1
 

@@ -1,4 +1,4 @@
-"""Tests for llama_sim.games.dice.tables and .solver (the exact solo-phase solver)."""
+"""Tests for llama_sim.rulesets.dice.tables and .solver (the exact solo-phase solver)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llama_sim.games.dice import tables as dt
-from llama_sim.games.dice import solver as sv
+from llama_sim.rulesets.dice import tables as dt
+from llama_sim.rulesets.dice import solver as sv
 
 FULL = np.ones(7, dtype=np.int64)
 EMPTY = np.zeros(7, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""Tests for llama_sim.stats: exact agreement with per-block reference formulas, exact merging,
+"""Tests for llama_sim.core.stats: exact agreement with per-block reference formulas, exact merging,
 interval coverage on processes with known means, Wilson and Holm against hand computations."""
 
 import math
@@ -8,21 +8,9 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from llama_sim.stats import (
-    GAME_METRICS,
-    ROUND_METRICS,
-    Estimate,
-    Tally,
-    block_covariance,
-    estimate,
-    holm,
-    max_half_width,
-    paired,
-    ranking,
-    should_stop,
-    summarise,
-    wilson,
-    z_value,
+from llama_sim.core.stats import (
+    GAME_METRICS, ROUND_METRICS, Estimate, Tally, block_covariance, estimate, holm, max_half_width, paired,
+    ranking, should_stop, summarise, wilson, z_value,
 )
 
 Z95 = 1.959963984540054

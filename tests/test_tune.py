@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llama_sim import registry, stats
-from llama_sim.games import get_game
-from llama_sim.stats import ROUND_METRICS, Tally
-from llama_sim.tune import (GameEvaluator, Space, candidate_points, local_points, race, search_space, tune,
-                            tune_points)
+from llama_sim.core import registry, stats
+from llama_sim.core.ruleset import get_game
+from llama_sim.core.stats import ROUND_METRICS, Tally
+from llama_sim.analysis.tune import (
+    GameEvaluator, Space, candidate_points, local_points, race, search_space, tune, tune_points,
+)
 from cli_helpers import call
 
 

@@ -1,11 +1,11 @@
-"""``llama_sim.views``: the kernels' arrays without reference counting (issue 12)."""
+"""``llama_sim.core.views``: the kernels' arrays without reference counting (issue 12)."""
 import numpy as np
 import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from llama_sim.games.draws import NO_NRT
-from llama_sim.views import readonly_row, stack_zeros
+from llama_sim.core.draws import NO_NRT
+from llama_sim.core.views import readonly_row, stack_zeros
 
 
 @njit(**NO_NRT)

@@ -1,0 +1,1 @@
+"""Analyses built on runs: compare, league, sweep, tune, advise, chart, bench."""

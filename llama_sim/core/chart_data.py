@@ -1,0 +1,69 @@
+"""A quit chart as data: bins, the JSON document the ``chart`` strategies read, the token classes.
+
+Kept apart from ``chart.py`` (which builds charts with pandas) so that the strategy modules can load
+their bundled chart (``llama_sim/rulesets/<game>/chart.json``) at import time with numpy alone.
+
+Document layout: ``{"game", "policy", "measure", "games", "seed", "tokens": [0, 1, 10, 20],
+"max_points", "feature": "pile" | "opponent", "edges": [lower edges of the feature's bins],
+"tables": {"<players>": quit[token][points][bin]}}`` with ``quit == 1`` meaning "quit when no card
+fits and drawing is legal". The feature is the cards left in the draw pile (``pile``) or the
+smallest hand among the opponents still in the round (``opponent``).
+"""
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import numpy as np
+from numba import njit
+
+from llama_sim.core.errors import UsageError
+from llama_sim.core.engine import largest_token
+
+TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 0..3
+MAX_POINTS = 42  # hand points 0..41 (Party: 1 + ... + 6 + 20)
+MAX_PILE = 50  # draw-pile sizes 0..49
+MAX_HAND = 60
+FEATURE_PILE, FEATURE_OPPONENT = 0, 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def token_class(score, allow20):
+    """Index in ``TOKENS`` of the token a player with ``score`` returns on going out."""
+    t = largest_token(score, allow20)
+    if t == 20:
+        return 3
+    if t == 10:
+        return 2
+    return t  # 0 or 1
+
+
+def bins(edges: tuple[int, ...], size: int, what: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Lower bin edges -> (bin index of every value 0..size-1, each bin's (low, high))."""
+    edges = tuple(int(e) for e in edges)
+    if not edges or edges[0] < 0 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[-1] >= size:
+        raise UsageError(f"{what} bin edges must be increasing integers from 0 to {size - 1}, got {list(edges)}")
+    index = np.zeros(size, np.int64)
+    for v in range(size):
+        index[v] = max(0, int(np.searchsorted(edges, v, side="right")) - 1)
+    spans = [(lo, (edges[i + 1] - 1) if i + 1 < len(edges) else size - 1) for i, lo in enumerate(edges)]
+    return index, spans
+
+
+def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(quit[players - min_players, token, points, bin], the bin of every feature value, the feature's
+    code). A player count without its own table uses the nearest one (the smaller on a tie)."""
+    edges = tuple(doc["edges"])
+    feature = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}[doc["feature"]]
+    bin_of, _ = bins(edges, MAX_PILE if feature == FEATURE_PILE else MAX_HAND, doc["feature"])
+    have = sorted(int(k) for k in doc["tables"])
+    out = np.zeros((max_players - min_players + 1, len(TOKENS), MAX_POINTS, len(edges)), np.int8)
+    for n in range(min_players, max_players + 1):
+        nearest = min(have, key=lambda k: (abs(k - n), k))
+        out[n - min_players] = np.array(doc["tables"][str(nearest)], np.int8)
+    return out, bin_of, feature
+
+
+def bundled_document(game: str) -> dict:
+    """The chart shipped with the package (``llama_sim/rulesets/<game>/chart.json``)."""
+    return json.loads(resources.files("llama_sim").joinpath(f"rulesets/{game}/chart.json").read_text())

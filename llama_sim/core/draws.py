@@ -1,0 +1,82 @@
+"""Random draws for the Kadabra and dice kernels: integer ``randint`` and lazy (forward) dealing.
+
+Why not ``llama_sim.core.rng.randint``/``shuffle``: those turn the 53 top bits into a float and back, and
+shuffle a whole deck before a round although a round deals only the cards it uses. Here
+
+- ``randint(state, n)`` is ``((x >> 11) * n) >> 53`` for the generator's next output ``x``: the exact
+  floor of ``(x >> 11) * n / 2**53``. It is ``rng.randint`` without the float rounding (the two agree
+  but when the rounded float product crosses an integer, about ``n / 2**53`` of the draws), for
+  ``n <= 2**11``. The generator step is ``rng.next_u64``'s own source, inlined.
+- a *forward* Fisher-Yates shuffle fixes position 0 first, then 1, ... (``deal_shuffle``). Its first
+  k positions depend on its first k draws only, so a kernel can deal lazily (``draw_at``: fix a
+  position when its card is needed) and get exactly the cards a reference engine gets by shuffling
+  the whole deck first (``shuffle_forward``) with the same generator state.
+
+These functions allocate nothing and are compiled without Numba's reference counting (``NO_NRT``):
+a call to a separately compiled function that takes arrays otherwise costs atomic reference-count
+updates. The lead may move them into ``llama_sim.core.rng``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from llama_sim.core import rng as R
+
+# ``_nrt`` is a Numba CPU-target option (numba.core.cpu); should a Numba release drop it, these
+# functions compile with reference counting: slower, identical results.
+try:
+    from numba.core.cpu import CPUTargetOptions as _CPUTargetOptions
+
+    NO_NRT = {"_nrt": False} if hasattr(_CPUTargetOptions, "_nrt") else {}
+except ImportError:  # pragma: no cover - numba internals moved
+    NO_NRT = {}
+
+_next_u64 = njit(nogil=True, inline="always")(R.next_u64.py_func)
+_U11 = np.uint64(11)
+_U53 = np.uint64(53)
+MAX_RANGE = 1 << 11  # randint(state, n) needs n <= MAX_RANGE (so (x >> 11) * n fits 64 bits)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def randint(state, n):
+    """An integer in [0, n), n <= 2**11: floor((top 53 bits of the next output) * n / 2**53)."""
+    return np.int64(((_next_u64(state) >> _U11) * np.uint64(n)) >> _U53)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_at(deck, pos, state):
+    """Fix position ``pos`` of a forward Fisher-Yates shuffle and return its card: a uniform choice
+    among ``deck[pos:]`` swapped into ``pos`` (one draw)."""
+    j = pos + randint(state, deck.shape[0] - pos)
+    card = deck[j]
+    deck[j] = deck[pos]
+    deck[pos] = card
+    return card
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def deal_shuffle(deck, k, state):
+    """Forward Fisher-Yates on the first k positions: ``deck[:k]`` becomes a uniform random ordered
+    k-sample of the deck (k draws)."""
+    for i in range(k):
+        draw_at(deck, i, state)
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def shuffle_forward(deck, state):
+    """A whole forward Fisher-Yates shuffle (len - 1 draws): the order lazy dealing produces."""
+    deal_shuffle(deck, deck.shape[0] - 1, state)
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def next_stream(state, out):
+    """A fresh generator state in ``out`` from the next output of ``state`` (SplitMix64 seeding):
+    the deal of each round of a game, so the deal stream moves one step per round however many
+    cards the round used."""
+    x = _next_u64(state)
+    out[0] = R.splitmix64(x)
+    out[1] = R.splitmix64(out[0] ^ x)
+    if out[0] == 0 and out[1] == 0:
+        out[1] = np.uint64(0x9E3779B97F4A7C15)
+

@@ -1,0 +1,167 @@
+"""Result tables: the tidy long layout, readable printing, and safe file output."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from llama_sim.core.errors import UsageError
+
+RESULT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "n", "seed"]
+FORMATS = ("table", "csv", "json")
+
+
+def check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown --format '{fmt}' (use {', '.join(FORMATS)})")
+
+
+OUT_SUFFIXES = (".csv", ".json", ".parquet")
+
+
+def check_out(path: Path | None, force: bool) -> None:
+    """Refuse before any work is done, so a long run never ends in a refused write: the name must
+    end in a known suffix, name no folder, sit in an existing folder we can create files in, and
+    not name an existing file unless ``force``."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'results.csv'}")
+    if path.suffix.lower() not in OUT_SUFFIXES:
+        raise UsageError(f"--out {path}: use a .csv, .json or .parquet file name")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    folder = path.parent
+    if not folder.exists():
+        raise UsageError(f"--out {path}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"--out {path}: {folder} is not a folder")
+    try:  # a real probe: permission bits do not tell root, read-only mounts or /proc apart
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".llamasim-", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--out {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
+    if path.suffix.lower() == ".parquet":
+        try:
+            import pyarrow  # noqa: F401  (pandas writes parquet through it)
+        except ImportError:
+            raise UsageError(f"--out {path}: writing .parquet needs pyarrow (pip install pyarrow)") from None
+
+
+def check_new_file(path: Path, force: bool, option: str, suffixes: tuple[str, ...]) -> None:
+    """A file other than ``--out`` (a plot, an emitted strategy), refused before any work is done:
+    a name with one of ``suffixes``, a folder that exists, no overwrite without ``force``."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise UsageError(f"{option} {path}: use a {' or '.join(suffixes)} file name")
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; pass --force to overwrite it")
+    if not path.parent.exists():
+        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
+
+
+def write_table(df: pd.DataFrame, path: Path) -> None:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        df.to_csv(path, index=False)
+    elif suffix == ".parquet":
+        df.to_parquet(path, index=False)
+    else:
+        path.write_text(to_json(df) + "\n")
+
+
+def write_tables(tables: dict[Path, pd.DataFrame]) -> None:
+    """Write every file of one result, or none: each goes to a temporary name in its own folder
+    (same file system, so the rename is atomic) and all are renamed only when every one was
+    written. On any failure (a full disk, Ctrl-C) the temporary files are removed."""
+    temps: dict[Path, Path] = {}
+    try:
+        for path, df in tables.items():
+            path = Path(path)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
+            os.close(fd)
+            temps[path] = Path(tmp)
+            write_table(df, temps[path])
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp in temps.values():
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def _clean(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if np.isnan(value) else float(value)
+    return value
+
+
+def to_json(df: pd.DataFrame) -> str:
+    rows = [{k: _clean(v) for k, v in row.items()} for row in df.to_dict(orient="records")]
+    return json.dumps(rows, indent=1)
+
+
+def ci_text(value: float, low: float, high: float, digits: int = 4, sign: bool = False) -> str:
+    """``value [low, high]`` with ``digits`` decimals (``sign``: always a sign), as reports print estimates."""
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    return f"{f.format(value)} [{f.format(low)}, {f.format(high)}]"
+
+
+def _fmt(value: float, metric: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.4f}" if metric.endswith("rate") else f"{value:.3f}"
+
+
+def readable(df: pd.DataFrame) -> str:
+    """One line per strategy/seat, one column per metric, each as ``value [low, high]``."""
+    if df.empty:
+        return "(no rows)"
+    keys = ["strategy", "seat"]
+    metrics = list(dict.fromkeys(df["metric"]))
+    lines = []
+    header = ["strategy", "seat"] + metrics + ["n"]
+    body = []
+    for (strategy, seat), group in df.groupby(keys, sort=False, dropna=False):
+        cells = [str(strategy), "all" if pd.isna(seat) else str(int(seat))]
+        by_metric = {row.metric: row for row in group.itertuples()}
+        for m in metrics:
+            r = by_metric.get(m)
+            cells.append("-" if r is None else f"{_fmt(r.value, m)} [{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]")
+        # n of the games count when there is one (win_rate), else of the first metric
+        n_row = by_metric.get("win_rate") or next(iter(by_metric.values()))
+        cells.append(str(int(n_row.n)))
+        body.append(cells)
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for row in body:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+    return "\n".join(lines)
+
+
+def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None) -> None:
+    """Print in the chosen format (JSON: one document, nothing else) and write ``out`` if given."""
+    if out is not None:
+        write_tables({out: df})
+    if fmt == "json":
+        sys.stdout.write(to_json(df) + "\n")
+    elif fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    else:
+        if preamble:
+            print(preamble)
+        print(readable_text if readable_text is not None else readable(df))
+        if out is not None:
+            print(f"wrote {out}")

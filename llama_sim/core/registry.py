@@ -1,0 +1,318 @@
+"""Strategy registry and the policy contract.
+
+The contract, identical for every rule set::
+
+    policy(obs: readonly int64[::1], hand: readonly int64[::1], legal: int64,
+           params: readonly float64[::1], rng: uint64[::1]) -> int64
+
+``obs`` is the acting player's public observation (layout documented in each game module: what that
+player can see, except its own cards), ``hand`` the acting player's own cards as a count per card code
+(dice: its row), ``legal`` the legal actions as a bit mask (action ``a`` is legal when
+``(legal >> a) & 1``; every rule set has fewer than 64 actions), ``params`` the strategy's parameters in
+declaration order (padded to ``MAX_PARAMS``), ``rng`` a generator state for ``llama_sim.core.rng``
+functions. The return value is an action index of the game's action enum.
+
+Why this shape (issue 12): the engine hands over its own row of the seat's counts as a read-only view
+and the legal set as one integer, so a decision copies nothing (the contract before it,
+``policy(obs, legal, params, rng)``, had the hand inside ``obs`` and the legal set as a byte array,
+both rebuilt at every decision). A strategies file written for that contract is refused at load with
+one line naming the change (``OLD_CONTRACT``).
+
+Dispatch choice: a strategy is compiled (lazily, ``cache=True``) for exactly ``POLICY_SIG`` and the
+kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)``. Because the kernel's
+signature does not depend on which strategies play, each kernel compiles once and is loaded from
+the disk cache by every later process, whatever strategies a user combines. For large runs a kernel
+compiled for the line-up calls the policies directly (``line_up_ask``, ``llama_sim.run.lineup``): the same
+results, faster. Adding a strategy touches only its strategies file: decorate a plain function with
+``@strategy(...)``.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from llama_sim.core.errors import UsageError
+from llama_sim.core.jit import Kernel
+from llama_sim.core.ruleset import game_names, get_game
+
+# What the engine hands a policy is read-only to it: writing to ``obs``, ``hand`` or ``params`` is a
+# compile error (and ``legal`` is a value), so a strategy cannot change what the engine relies on.
+OBS_TYPE = types.Array(types.int64, 1, "C", readonly=True)
+HAND_TYPE = types.Array(types.int64, 1, "C", readonly=True)
+LEGAL_TYPE = types.int64
+PARAMS_TYPE = types.Array(types.float64, 1, "C", readonly=True)
+POLICY_SIG = types.int64(OBS_TYPE, HAND_TYPE, LEGAL_TYPE, PARAMS_TYPE, types.uint64[::1])
+POLICY_ARGS = ("obs", "hand", "legal", "params", "rng")
+OLD_CONTRACT = ("is written for the policy contract before issue 12, policy(obs, legal, params, rng); a policy "
+                "is now policy(obs, hand, legal, params, rng): its own cards left obs (whose later fields moved "
+                "up) for hand, a count per card code, and legal is an int64 bit mask (action a is legal when "
+                "(legal >> a) & 1) - see llama_sim.core.registry")
+POLICY_TYPE = types.FunctionType(POLICY_SIG)
+MAX_PARAMS = 8
+MAX_POLICIES = 6
+POLICIES_TYPE = types.UniTuple(POLICY_TYPE, MAX_POLICIES)
+
+
+def line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
+    """How a line-up kernel (``llama_sim.run.lineup``) asks the policy of slot ``slot``: by its own jitted
+    ``decide``, which takes these arguments and calls the line-up's policies directly. A generic kernel
+    passes ``decide=None`` and calls ``policies[slot](obs, hand, legal, params, rng)`` in the first-class
+    function tuple itself, so one compiled kernel serves every line-up::
+
+        if decide is None:  # known while compiling: the branch not taken is dropped
+            a = policies[slot](obs, hand, legal, params, rng)
+        else:
+            a = line_up_ask(decide, policies, slot, obs, hand, legal, params, rng)
+
+    (The tuple call stays written out in the kernel: wrapped in any inlined helper it measured half as
+    fast, the tuple being copied at each call.) Jitted code only."""
+    raise NotImplementedError("for jitted kernels only")
+
+
+@overload(line_up_ask, inline="always")
+def _line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
+    """``decide`` compiled into the kernel from its Python source: a call through its dispatcher would
+    stay a call, opaque to the optimiser."""
+    if isinstance(decide, types.Dispatcher):
+        return decide.dispatcher.py_func
+    return None
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: float
+    low: float
+    high: float
+    description: str = ""
+
+
+@dataclass
+class Strategy:
+    game: str
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    py_func: object
+    source: str = "built-in"
+    presets: dict[int, dict[str, float]] = field(default_factory=dict)
+    _kernel: Kernel | None = field(default=None, repr=False)
+
+    def preset_for(self, n_players: int) -> dict[str, float]:
+        """The parameter values declared for a table of ``n_players``; a count without its own preset
+        uses the nearest declared count, ties going to the larger count (3 players -> the 4-player
+        preset, 5 -> 6), because what changes a strategy's best values is the number of opponents
+        who can go out first, and a table of 3 or 5 is closer in that to the larger table. ``{}``
+        when the strategy declares no presets (its defaults apply at every count).
+
+        Measured for ``threshold`` (``llamasim compare -g G -p N threshold:quit_at=<rule's>
+        threshold:quit_at=<other> --games 20000 --seed 41 --threads 1``, win-rate edge of the rule's
+        choice): 3 players, the 4-player over the 2-player preset: lama +0.065 [+0.058, +0.072], party
+        +0.079 [+0.071, +0.086], kadabra +0.056 [+0.049, +0.063], dice -0.002 [-0.008, +0.003];
+        5 players, the 6-player over the 4-player preset: lama -0.004 [-0.008, +0.001], party -0.001
+        [-0.005, +0.002], kadabra +0.008 [+0.003, +0.012] (dice: the same value)."""
+        if not self.presets:
+            return {}
+        nearest = min(self.presets, key=lambda k: (abs(k - n_players), -k))
+        return dict(self.presets[nearest])
+
+    @property
+    def policy(self):
+        """The compiled policy (a Numba dispatcher, callable from Python and from kernels)."""
+        if self._kernel is None:
+            self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False)
+        try:
+            return self._kernel.get()
+        except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input
+            self._kernel = None
+            raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: "
+                             f"{compile_error_line(exc)} (--debug shows Numba's full message)",
+                             details=re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")) from None
+
+    def param_vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
+        overrides = dict(overrides or {})
+        vec = np.zeros(MAX_PARAMS, dtype=np.float64)
+        for i, p in enumerate(self.params):
+            value = overrides.pop(p.name, p.default)
+            if not (p.low <= value <= p.high):
+                raise UsageError(
+                    f"parameter {p.name}={value:g} of {self.game} strategy '{self.name}' is outside [{p.low:g}, {p.high:g}]"
+                )
+            vec[i] = value
+        if overrides:
+            known = ", ".join(p.name for p in self.params) or "none"
+            raise UsageError(
+                f"{self.game} strategy '{self.name}' has no parameter '{next(iter(overrides))}' (parameters: {known})"
+            )
+        return vec
+
+
+def compile_error_line(exc: Exception) -> str:
+    """The first informative line of a Numba error, with the strategy's file and line: Numba's
+    messages open with a generic 'Failed in nopython mode pipeline' line."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Numba colours its messages on a terminal
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("Failed in ", "During: "))] or lines or [type(exc).__name__]
+    where = next((ln.rstrip(":") for ln in lines if ln.startswith("File ")), "")
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:  # "... found for signature:" + the signature
+        first += " " + lines[1].lstrip("> ")
+    return first + (f" ({where})" if where and where != lines[0] else "")
+
+
+@dataclass(frozen=True)
+class Player:
+    """A strategy with its parameter values: one entry of a line-up."""
+
+    strategy: Strategy
+    params: np.ndarray
+    label: str
+    free: tuple[str, ...] = ()  # parameters the spec left unset: they take the table's preset
+
+    def values(self) -> dict[str, float]:
+        """The parameter values this player plays with (for run headers and JSON records)."""
+        return {p.name: float(self.params[i]) for i, p in enumerate(self.strategy.params)}
+
+
+_REGISTRY: dict[tuple[str, str], Strategy] = {}
+
+
+def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None):
+    """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
+    ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
+    parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
+    players use when only 2, 4 and 6 are declared)."""
+
+    def decorate(fn):
+        arity = fn.__code__.co_argcount
+        if arity != len(POLICY_ARGS):  # (``load_file`` adds the file's name to the message)
+            what = OLD_CONTRACT if arity == 4 else f"takes {arity} arguments, not the contract's {', '.join(POLICY_ARGS)}"
+            raise UsageError(f"{game} strategy '{name}' {what}")
+        plist = tuple(Param(k, float(v[0]), float(v[1]), float(v[2]), *(v[3:4])) for k, v in (params or {}).items())
+        if len(plist) > MAX_PARAMS:
+            raise ValueError(f"a strategy takes at most {MAX_PARAMS} parameters")
+        for p in plist:
+            if not p.low <= p.default <= p.high:
+                raise ValueError(f"default of {p.name} outside its bounds")
+        bounds = {p.name: p for p in plist}
+        table: dict[int, dict[str, float]] = {}
+        for count, values in (presets or {}).items():
+            if int(count) != count or count < 1:
+                raise ValueError(f"preset key {count!r} is not a player count")
+            for k, v in values.items():
+                if k not in bounds or not bounds[k].low <= v <= bounds[k].high:
+                    raise ValueError(f"preset {count}: {k}={v} is not a parameter value of {name}")
+            table[int(count)] = {k: float(v) for k, v in values.items()}
+        known = _REGISTRY.get((game, name))
+        if known is not None and known.source != fn.__module__:  # never replace one silently
+            where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
+            raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
+        _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
+                                           presets=table)
+        return fn
+
+    return decorate
+
+
+def load_builtin(game: str) -> None:
+    importlib.import_module(get_game(game).strategies_module)
+
+
+def load_file(path: str | Path) -> None:
+    """Import a user's strategy file; its ``@strategy`` decorators register what it defines."""
+    import traceback
+
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"strategies file not found: {path}")
+    if path.suffix != ".py":
+        raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
+    for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
+        load_builtin(game)
+    mod_name = "llamasim_user_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except UsageError as exc:
+        sys.modules.pop(mod_name, None)
+        raise UsageError(f"strategies file {path}: {exc}") from None
+    except Exception as exc:  # a user's file: report, don't trace back
+        sys.modules.pop(mod_name, None)
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
+                         details=traceback.format_exc()) from None
+
+
+def strategies_for(game: str) -> list[Strategy]:
+    load_builtin(game)
+    return [s for (g, _), s in sorted(_REGISTRY.items()) if g == game]
+
+
+def get(game: str, name: str) -> Strategy:
+    load_builtin(game)
+    try:
+        return _REGISTRY[(game, name)]
+    except KeyError:
+        names = ", ".join(s.name for s in strategies_for(game))
+        raise UsageError(f"unknown {game} strategy '{name}' (known: {names})") from None
+
+
+def parse_spec(game: str, spec: str) -> Player:
+    """``name`` or ``name:k=v,k=v`` -> Player."""
+    name, _, rest = spec.strip().partition(":")
+    strat = get(game, name.strip())
+    overrides: dict[str, float] = {}
+    if rest.strip():
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise UsageError(f"bad strategy parameter '{item}' in '{spec}' (expected k=v)")
+            if key.strip() in overrides:
+                raise UsageError(f"parameter {key.strip()} is given twice in '{spec}'")
+            try:
+                overrides[key.strip()] = float(value)
+            except ValueError:
+                raise UsageError(f"parameter {key.strip()} in '{spec}' is not a number: '{value}'") from None
+    vec = strat.param_vector(overrides)
+    label = strat.name if not overrides else f"{strat.name}:" + ",".join(f"{k}={v:g}" for k, v in overrides.items())
+    return Player(strat, vec, label, tuple(p.name for p in strat.params if p.name not in overrides))
+
+
+def at_table(player: Player, n_players: int) -> Player:
+    """``player`` as it plays at a table of ``n_players``: every parameter its spec left unset takes
+    the strategy's preset for that count (the label stays: it names what the user asked for; the
+    values played are ``Player.values()``). Players built directly keep their values."""
+    preset = player.strategy.preset_for(n_players)
+    use = {k: v for k, v in preset.items() if k in player.free}
+    if not use:
+        return player
+    vec = player.params.copy()
+    for i, p in enumerate(player.strategy.params):
+        if p.name in use:
+            vec[i] = use[p.name]
+    return replace(player, params=vec)
+
+
+def policy_tuple(players: list[Player]) -> tuple:
+    """Distinct strategies of a line-up as the fixed-length tuple kernels take, and each player's slot."""
+    funcs: list = []
+    slot_of: dict[str, int] = {}
+    slots = []
+    for p in players:
+        key = p.strategy.game + "." + p.strategy.name
+        if key not in slot_of:
+            slot_of[key] = len(funcs)
+            funcs.append(p.strategy.policy)
+        slots.append(slot_of[key])
+    padded = tuple(funcs) + (funcs[0],) * (MAX_POLICIES - len(funcs))
+    return padded, np.array(slots, dtype=np.int64)

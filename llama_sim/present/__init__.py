@@ -1,0 +1,1 @@
+"""Presentation: result tables and files, plots, experiment specs and reports."""

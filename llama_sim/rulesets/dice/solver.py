@@ -1,0 +1,563 @@
+"""Exact solution of the solo phase of LAMA Dice.
+
+The solo phase: every other player has quit and one player is alone in the round.  A turn is
+then *quit* (final penalty = ``row_penalty(row)``) or *roll*:
+
+1. three llamas: nothing happens to the cards (the optional token return is ignored here, see
+   below), so the state is unchanged and the player decides again: a self-loop;
+2. some die shows a code present in the row (llama faces match llama cards): the player
+   discards at least one matching card, at most one card per die showing that code, choosing
+   the subset; an emptied row means the player went out: penalty 0;
+3. otherwise llama drama: the player takes the whole remaining llama row and the round ends
+   with penalty ``row_penalty(row + llama_row)`` (alone, "take one llama-row card" is skipped).
+
+The llama row does not change during the solo phase, so a state is (row, llama row), and rows
+only shrink.  With ``V(row) = min(Q, R)``, ``Q = row_penalty(row)`` and
+
+    R = p(LLL) * V(row) + S,   S = sum_{o != LLL} p(o) * best_next(o)
+
+(after three llamas the player is back in the same state and plays on optimally, quitting if that
+is best).  The self-loop is solved in closed form: if ``S / (1 - p(LLL)) < Q`` rolling is best
+and ``R = S / (1 - p(LLL))``; otherwise quitting is best and ``R = p(LLL) Q + S`` (one roll, then
+quit after three llamas).  Memoised recursion over the sub-multisets of the start row is exact.
+``best_next(o)`` is the minimum of ``V`` over the legal discards, the drama penalty if there is no
+match, and ``V(empty) = 0``.
+
+What is minimised is the expected penalty *of the row* in this round.  Token returns (after
+three llamas, or after going out) and the effect of the score on the rest of the game are not
+valued; going out is worth 0 penalty points, no more.
+
+Ties: when quitting and rolling have the same value the solver quits (``best_action ==
+"quit"``): rolling gains nothing and the round ends sooner.  Floats compare with an absolute
+tolerance of ``TIE_TOL``; ``exact=True`` computes with ``fractions.Fraction`` and compares
+exactly.  Among equally good discards the one discarding more cards is chosen, then the first
+in ``itertools.product`` order over the codes (see ``_discards``).
+
+Card encoding (package-wide): codes 0..5 are values 1..6, code 6 is the llama; a row is a count
+vector of length 7.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+import pandas as pd
+
+from llama_sim.rulesets.dice.tables import (
+    LLAMA, N_CODES, N_DICE, N_OUTCOMES, as_layout as _as_layout, rolled_count_table,
+)
+
+__all__ = [
+    "PENALTY",
+    "FULL_LLAMA_ROW",
+    "MAX_COUNTS",
+    "TIE_TOL",
+    "row_penalty",
+    "parse_cards",
+    "format_cards",
+    "SoloValue",
+    "SoloSolver",
+    "get_solver",
+    "solve_solo",
+    "solo_value_for",
+    "best_discard",
+    "prefer_roll",
+    "prefer_roll_nb",
+    "policy_table",
+    "solo_table",
+    "DecisionTables",
+    "decision_tables",
+    "SoloPlan",
+    "solo_plan",
+    "solve_solo_numba",
+    "state_index_nb",
+    "best_discard_nb",
+]
+
+PENALTY = np.array([1, 2, 3, 4, 5, 6, 10], dtype=np.int64)
+PENALTY.setflags(write=False)
+FULL_LLAMA_ROW = np.ones(N_CODES, dtype=np.int64)
+FULL_LLAMA_ROW.setflags(write=False)
+# Physical bounds on a dice-game row: 5 deck cards per number (+1 from the llama row), 6 deck
+# llamas (+1 from the llama row); a card still in the llama row is in no row.  Used by
+# ``solo_table`` only.
+MAX_COUNTS = np.array([6, 6, 6, 6, 6, 6, 7], dtype=np.int64)
+MAX_COUNTS.setflags(write=False)
+TIE_TOL = 1e-12
+
+_CODE_OF_TOKEN = {str(v): v - 1 for v in range(1, 7)}
+_CODE_OF_TOKEN.update({"l": LLAMA, "llama": LLAMA})
+
+
+# ----------------------------------------------------------------------------- card helpers
+
+
+def row_penalty(counts) -> int:
+    """Penalty of a row: every distinct code present counts once (value, llama 10)."""
+    c = np.asarray(counts)
+    return int(PENALTY[c > 0].sum())
+
+
+def parse_cards(text: str) -> np.ndarray:
+    """Parse cards such as ``"2 5 L"`` or ``"2,5,l"`` (``""`` is the empty row) to counts.
+
+    Tokens are separated by spaces and/or commas; a token is 1..6 or L/llama (any case).
+    Raises ``ValueError`` with a one-line message on a bad token.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"cards must be given as text, got {type(text).__name__}")
+    counts = np.zeros(N_CODES, dtype=np.int64)
+    for tok in text.replace(",", " ").split():
+        code = _CODE_OF_TOKEN.get(tok.lower())
+        if code is None:
+            raise ValueError(f"invalid card {tok!r} in {text!r}: cards are 1-6 and L (llama), separated by spaces or commas")
+        counts[code] += 1
+    return counts
+
+
+def format_cards(counts) -> str:
+    """Human string of a row, codes ascending, ``L`` for llamas: ``"2 5 L"`` (``""`` if empty)."""
+    c = _as_counts(counts, "row")
+    out = []
+    for code in range(N_CODES):
+        out.extend(["L" if code == LLAMA else str(code + 1)] * int(c[code]))
+    return " ".join(out)
+
+
+def _as_counts(x, what: str) -> np.ndarray:
+    if isinstance(x, str):
+        return parse_cards(x)
+    arr = np.asarray(x)
+    if arr.shape != (N_CODES,):
+        raise ValueError(f"{what} must be a count vector of length {N_CODES}, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise ValueError(f"{what} counts must be integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0:
+        raise ValueError(f"{what} counts must be non-negative, got {arr.tolist()}")
+    return arr
+
+
+def _as_llama_row(x) -> np.ndarray:
+    arr = _as_counts(x, "llama row")
+    if arr.max() > 1:
+        raise ValueError(f"the llama row holds at most one card of each code, got {arr.tolist()}")
+    return arr
+
+
+def _mask_of(counts) -> int:
+    m = 0
+    for c in range(N_CODES):
+        if counts[c] > 0:
+            m |= 1 << c
+    return m
+
+
+_PEN_OF_MASK = [sum(int(PENALTY[c]) for c in range(N_CODES) if m >> c & 1) for m in range(1 << N_CODES)]
+
+
+# ----------------------------------------------------------------------------- Python solver
+
+
+def prefer_roll(quit_value, roll_value) -> bool:
+    """The tie rule: roll only if strictly better.  ``Fraction`` pairs compare exactly; floats
+    need ``roll_value < quit_value - TIE_TOL`` (so near-ties quit)."""
+    if isinstance(quit_value, Fraction) and isinstance(roll_value, Fraction):
+        return roll_value < quit_value
+    return roll_value < quit_value - TIE_TOL
+
+
+@nb.njit(cache=True)
+def prefer_roll_nb(quit_value, roll_value):
+    """Numba twin of ``prefer_roll`` for floats."""
+    return roll_value < quit_value - 1e-12
+
+
+@dataclass(frozen=True)
+class SoloValue:
+    """Values of a solo-phase state: expected final row penalty when quitting now / rolling now
+    and playing on optimally.  ``best_action`` is ``"quit"`` on ties."""
+
+    quit_value: float | Fraction
+    roll_value: float | Fraction
+    best_action: str
+
+    @property
+    def value(self) -> float | Fraction:
+        return self.quit_value if self.best_action == "quit" else self.roll_value
+
+
+def _discards(allowance: tuple[int, ...]):
+    """All non-zero discard vectors d with 0 <= d <= allowance (itertools.product order)."""
+    for d in itertools.product(*(range(a + 1) for a in allowance)):
+        if any(d):
+            yield d
+
+
+class SoloSolver:
+    """Memoised exact solver for one dice layout (any llama rows, any rows)."""
+
+    def __init__(self, layout=None):
+        self.layout = _as_layout(layout)
+        tab = rolled_count_table(self.layout)
+        keep = tab.rolled[:, LLAMA] != N_DICE
+        self.rolled = np.ascontiguousarray(tab.rolled[keep])
+        self.weights = np.ascontiguousarray(tab.counts[keep])
+        self.lll_weight = int(tab.counts[~keep].sum())
+        self.denom = N_OUTCOMES - self.lll_weight  # 216 * (1 - p(LLL))
+        self._radix = 4 ** np.arange(N_CODES, dtype=np.int64)  # allowances are <= 3
+        self._memo: dict[bool, dict[tuple[tuple[int, ...], int], tuple]] = {False: {}, True: {}}
+        self._groups: dict[tuple[int, ...], list[tuple[tuple[int, ...], int]]] = {}
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _allowance_groups(self, row: tuple[int, ...]) -> list[tuple[tuple[int, ...], int]]:
+        """Non-LLL outcomes grouped by allowance min(rolled, row): [(allowance, weight)]."""
+        g = self._groups.get(row)
+        if g is None:
+            allow = np.minimum(self.rolled, np.array(row, dtype=np.int64))
+            keys = allow @ self._radix
+            uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+            w = np.bincount(inv, weights=self.weights, minlength=len(uniq))
+            g = [(tuple(int(x) for x in allow[i]), int(round(wi))) for i, wi in zip(first, w)]
+            self._groups[row] = g
+        return g
+
+    def _value(self, row: tuple[int, ...], lmask: int, exact: bool):
+        if not any(row):
+            return Fraction(0) if exact else 0.0
+        q, r, quit_best = self._solve(row, lmask, exact)
+        return q if quit_best else r
+
+    def _best_after(self, row, allowance, lmask, exact):
+        """(value, discard) for a roll whose per-code allowance is ``allowance``."""
+        if not any(allowance):
+            drama = _PEN_OF_MASK[_mask_of(row) | lmask]
+            return (Fraction(drama) if exact else float(drama)), (0,) * N_CODES
+        tol = 0 if exact else TIE_TOL
+        best_v = None
+        best_d = None
+        for d in _discards(allowance):
+            nxt = tuple(a - b for a, b in zip(row, d))
+            v = self._value(nxt, lmask, exact)
+            if best_v is None or v < best_v - tol:
+                best_v, best_d = v, d
+            elif v <= best_v + tol:  # a tie: prefer discarding more cards
+                if sum(d) > sum(best_d):
+                    best_d = d
+                if v < best_v:
+                    best_v = v
+        # best_v is the exact minimum; best_d's value is within tol of it
+        return best_v, best_d
+
+    def _solve(self, row: tuple[int, ...], lmask: int, exact: bool):
+        memo = self._memo[exact]
+        key = (row, lmask)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        q = _PEN_OF_MASK[_mask_of(row)]
+        total = Fraction(0) if exact else 0.0
+        for allowance, w in self._allowance_groups(row):
+            v, _ = self._best_after(row, allowance, lmask, exact)
+            total += w * v
+        q = Fraction(q) if exact else float(q)
+        r = total / self.denom  # rolling on after three llamas too
+        quit_best = not prefer_roll(q, r)
+        if quit_best:  # after three llamas the optimum quits: one roll, then quit
+            r = (self.lll_weight * q + total) / N_OUTCOMES
+        res = (q, r, quit_best)
+        memo[key] = res
+        return res
+
+    # -- public ----------------------------------------------------------------------------
+
+    def solve(self, row, llama_row, *, exact: bool = False) -> SoloValue:
+        r = _as_counts(row, "row")
+        lm = _mask_of(_as_llama_row(llama_row))
+        if not r.any():
+            raise ValueError("row is empty: the player has gone out, there is nothing to decide")
+        q, rv, quit_best = self._solve(tuple(int(x) for x in r), lm, exact)
+        return SoloValue(q, rv, "quit" if quit_best else "roll")
+
+    def value(self, row, llama_row, *, exact: bool = False):
+        """V(row): 0 for the empty row (gone out), else min(quit, roll)."""
+        r = _as_counts(row, "row")
+        lm = _mask_of(_as_llama_row(llama_row))
+        return self._value(tuple(int(x) for x in r), lm, exact)
+
+    def best_discard(self, row, llama_row, faces, *, exact: bool = False) -> np.ndarray:
+        r = _as_counts(row, "row")
+        lm = _mask_of(_as_llama_row(llama_row))
+        f = np.asarray(faces, dtype=np.int64).ravel()
+        if f.shape != (N_DICE,) or f.min() < 0 or f.max() >= N_CODES:
+            raise ValueError(f"faces must be {N_DICE} face codes 0..6, got {np.asarray(faces).tolist()}")
+        rolled = np.bincount(f, minlength=N_CODES)
+        if rolled[LLAMA] == N_DICE:
+            return np.zeros(N_CODES, dtype=np.int64)
+        allowance = tuple(int(x) for x in np.minimum(rolled, r))
+        _, d = self._best_after(tuple(int(x) for x in r), allowance, lm, exact)
+        return np.array(d, dtype=np.int64)
+
+    def clear(self) -> None:
+        self._memo = {False: {}, True: {}}
+        self._groups.clear()
+
+
+@lru_cache(maxsize=None)
+def _solver_for_key(key: bytes) -> SoloSolver:
+    return SoloSolver(np.frombuffer(key, dtype=np.int64).reshape(N_DICE, 6))
+
+
+def get_solver(layout=None) -> SoloSolver:
+    """The shared, memoised solver for a layout (array, name/spec string, or None = default)."""
+    return _solver_for_key(_as_layout(layout).tobytes())
+
+
+def solve_solo(row, llama_row, layout=None, *, exact: bool = False) -> SoloValue:
+    """Quit and roll values of a solo-phase state and the best action ("quit" on ties).
+
+    ``row`` and ``llama_row`` are count vectors (length 7) or card strings (``"2 5 L"``).
+    ``exact=True`` returns ``Fraction`` values.  Raises ``ValueError`` for an empty row.
+    """
+    return get_solver(layout).solve(row, llama_row, exact=exact)
+
+
+def solo_value_for(row, llama_row, layout=None) -> float:
+    """Optimal expected final penalty V(row) (0.0 for the empty row), memoised."""
+    return get_solver(layout).value(row, llama_row)
+
+
+def best_discard(row, llama_row, layout, faces) -> np.ndarray:
+    """Optimal cards to discard (counts, length 7) after rolling ``faces`` (3 face codes).
+
+    All zeros when the roll allows no discard (three llamas: nothing happens; no match: drama).
+    Among equally good discards, the one discarding the most cards.
+    """
+    return get_solver(layout).best_discard(row, llama_row, faces)
+
+
+def _submultisets(start: np.ndarray):
+    for t in itertools.product(*(range(int(c) + 1) for c in start)):
+        yield t
+
+
+def _table(rows, llama_row, solver: SoloSolver) -> pd.DataFrame:
+    lm = _mask_of(llama_row)
+    recs = []
+    for t in rows:
+        q, r, quit_best = solver._solve(t, lm, False)
+        recs.append((format_cards(t), sum(t), q, r, "quit" if quit_best else "roll", q if quit_best else r))
+    df = pd.DataFrame.from_records(recs, columns=["row", "n_cards", "quit_value", "roll_value", "best", "value"])
+    return df.sort_values(["n_cards", "row"], kind="stable").drop(columns="n_cards").reset_index(drop=True)
+
+
+def policy_table(start_row, llama_row, layout=None) -> pd.DataFrame:
+    """One line per non-empty sub-multiset of ``start_row`` (the reachable solo states).
+
+    Columns: ``row`` (e.g. ``"2 5 L"``), ``quit_value``, ``roll_value``, ``best``
+    ("quit"/"roll"), ``value`` (= the value of ``best``).  Sorted by card count, then row.
+    """
+    start = _as_counts(start_row, "start row")
+    lr = _as_llama_row(llama_row)
+    solver = get_solver(layout)
+    rows = [t for t in _submultisets(start) if any(t)]
+    return _table(rows, lr, solver)
+
+
+def solo_table(llama_row, layout=None, max_cards: int = 6) -> pd.DataFrame:
+    """Same columns as ``policy_table`` for every non-empty row of at most ``max_cards`` cards
+    that the 43 cards allow beside the llama row (at most ``MAX_COUNTS`` less the llama row's
+    card of each value), for one llama row (for ``--table``)."""
+    if int(max_cards) < 1:
+        raise ValueError(f"max_cards must be at least 1, got {max_cards}")
+    lr = _as_llama_row(llama_row)
+    solver = get_solver(layout)
+    rows = []
+    for t in _submultisets(np.minimum(MAX_COUNTS - lr, int(max_cards))):
+        if 0 < sum(t) <= max_cards:
+            rows.append(t)
+    return _table(rows, lr, solver)
+
+
+# ----------------------------------------------------------------------------- Numba solver
+#
+# For a simulation kernel: when the solo phase starts with row R and llama row L, every later
+# row is a sub-multiset of R.  Index those densely in mixed radix (digit c in 0..R[c], stride
+# prod_{c' < c} (R[c'] + 1)); removing cards strictly lowers the index, so one pass in
+# increasing index order solves them all.  ``solve_solo_numba`` does that pass in nopython mode
+# (a few thousand states at most for 13 cards), ``best_discard_nb`` picks the discard after a
+# roll, ``state_index_nb`` maps a row to its index.
+
+
+class DecisionTables(NamedTuple):
+    """Per-layout roll data for the Numba solver: non-LLL outcomes as per-code dice counts
+    ``rolled`` (m, 7) with integer ``weights`` (m,) out of 216, and ``denom = 216 - w(LLL)``."""
+
+    rolled: np.ndarray
+    weights: np.ndarray
+    denom: int
+
+
+def decision_tables(layout=None) -> DecisionTables:
+    s = get_solver(layout)
+    return DecisionTables(s.rolled, s.weights, s.denom)
+
+
+class SoloPlan(NamedTuple):
+    """Solved solo phase from one start row: arrays indexed by ``state_index_nb(row, strides)``."""
+
+    strides: np.ndarray  # (7,) int64
+    quit_values: np.ndarray  # (n,) float64
+    roll_values: np.ndarray  # (n,) float64
+    values: np.ndarray  # (n,) float64
+    roll_better: np.ndarray  # (n,) bool: best action is roll (quit on ties)
+
+
+@nb.njit(cache=True)
+def _penalty_nb(row, extra_mask):
+    p = 0
+    for c in range(7):
+        if row[c] > 0 or (extra_mask >> c) & 1:
+            if c == 6:
+                p += 10
+            else:
+                p += c + 1
+    return p
+
+
+@nb.njit(cache=True)
+def state_index_nb(row, strides):
+    s = 0
+    for c in range(7):
+        s += row[c] * strides[c]
+    return s
+
+
+@nb.njit(cache=True)
+def solve_solo_numba(start, llama_row, rolled, weights, denom):
+    """Solve every sub-multiset of ``start``; returns (strides, quit, roll, value, roll_better).
+
+    ``rolled``/``weights``/``denom`` from ``decision_tables``; ``llama_row`` counts (0/1).
+    The empty row (index 0) has value 0 and quit/roll values 0.
+    """
+    strides = np.empty(7, dtype=np.int64)
+    acc = 1
+    for c in range(7):
+        strides[c] = acc
+        acc *= start[c] + 1
+    n = acc
+    lmask = 0
+    for c in range(7):
+        if llama_row[c] > 0:
+            lmask |= 1 << c
+    quit_v = np.zeros(n, dtype=np.float64)
+    roll_v = np.zeros(n, dtype=np.float64)
+    value = np.zeros(n, dtype=np.float64)
+    roll_better = np.zeros(n, dtype=np.bool_)
+    row = np.zeros(7, dtype=np.int64)
+    allow = np.zeros(7, dtype=np.int64)
+    d = np.zeros(7, dtype=np.int64)
+    m = rolled.shape[0]
+    n_outcomes = 216
+    for s in range(1, n):
+        for c in range(7):
+            row[c] = (s // strides[c]) % (start[c] + 1)
+        q = float(_penalty_nb(row, 0))
+        drama = float(_penalty_nb(row, lmask))
+        total = 0.0
+        for o in range(m):
+            combos = 1
+            for c in range(7):
+                a = rolled[o, c] if rolled[o, c] < row[c] else row[c]
+                allow[c] = a
+                combos *= a + 1
+            if combos == 1:
+                total += weights[o] * drama
+                continue
+            best = np.inf
+            for t in range(1, combos):
+                rem = t
+                nxt = s
+                for c in range(7):
+                    d[c] = rem % (allow[c] + 1)
+                    rem //= allow[c] + 1
+                    nxt -= d[c] * strides[c]
+                if value[nxt] < best:
+                    best = value[nxt]
+            total += weights[o] * best
+        r = total / denom
+        quit_v[s] = q
+        if prefer_roll_nb(q, r):
+            roll_better[s] = True
+            value[s] = r
+            roll_v[s] = r
+        else:
+            value[s] = q
+            roll_v[s] = ((n_outcomes - denom) * q + total) / n_outcomes  # one roll, quit after LLL
+    return strides, quit_v, roll_v, value, roll_better
+
+
+@nb.njit(cache=True)
+def best_discard_nb(row, rolled_counts, strides, values, out):
+    """Write the best discard for ``row`` after a roll showing ``rolled_counts`` (per code) into
+    ``out``; return the number of cards discarded (0: no match, or three llamas).  ``values``
+    from ``solve_solo_numba`` for a start row containing ``row``.  Ties: more cards, then first."""
+    for c in range(7):
+        out[c] = 0
+    if rolled_counts[6] == 3:
+        return 0
+    allow = np.zeros(7, dtype=np.int64)
+    d = np.zeros(7, dtype=np.int64)
+    combos = 1
+    for c in range(7):
+        a = rolled_counts[c] if rolled_counts[c] < row[c] else row[c]
+        allow[c] = a
+        combos *= a + 1
+    if combos == 1:
+        return 0
+    s = state_index_nb(row, strides)
+    best = np.inf
+    best_n = 0
+    for t in range(1, combos):
+        rem = t
+        nxt = s
+        k = 0
+        for c in range(7):
+            d[c] = rem % (allow[c] + 1)
+            rem //= allow[c] + 1
+            nxt -= d[c] * strides[c]
+            k += d[c]
+        v = values[nxt]
+        if v < best - 1e-12:
+            best = v
+            best_n = k
+            for c in range(7):
+                out[c] = d[c]
+        elif v <= best + 1e-12:
+            if k > best_n:
+                best_n = k
+                for c in range(7):
+                    out[c] = d[c]
+            if v < best:
+                best = v
+    return best_n
+
+
+def solo_plan(start_row, llama_row, layout=None) -> SoloPlan:
+    """Python wrapper: run ``solve_solo_numba`` for a start row (counts or card string)."""
+    start = _as_counts(start_row, "start row")
+    lr = _as_llama_row(llama_row)
+    t = decision_tables(layout)
+    strides, q, r, v, rb = solve_solo_numba(start, lr, t.rolled, t.weights, t.denom)
+    return SoloPlan(strides, q, r, v, rb)
+

@@ -1,0 +1,1 @@
+"""Running work: designs (seatings, deal blocks), chunks, backends and line-up kernels."""

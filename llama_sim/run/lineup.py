@@ -1,0 +1,178 @@
+"""Line-up kernels: a rule set's kernel compiled for one line-up of strategies, which it calls directly
+(every rule set: its module gives ``run_blocks_with``, see ``module_source``).
+
+Why: a generic kernel asks every policy through a tuple of first-class functions, so one compiled
+kernel (cached on disk) serves every combination of strategies. That call is opaque to the compiler:
+nothing of the policy is optimised together with the loop around it. A line-up kernel has the
+line-up's policies compiled into its loop: 1.12-1.28x the generic kernel's rounds per CPU-second on
+the bench line-ups (Kadabra 1.12, dice 1.23, party 1.25, L.A.M.A. 1.28; ``python
+benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, which times both kernels, as
+does ``llamasim bench``).
+
+The price is a compile for each new line-up (on the 2-core machine, measured cold with the policies
+already compiled: L.A.M.A. 5.4 s, Party 5.2, dice 7.2, Kadabra 8.5),
+so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
+line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
+``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
+one ``run_blocks_with`` source and differ only in how a policy is asked (through the function tuple, or
+by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/test_lineup.py`` checks it for every
+rule set that has them, in rounds and in games.
+
+Disk cache: Numba cannot cache a kernel that takes its policies as dispatcher-typed arguments (every
+process would recompile it), so each line-up gets a small generated module, written next to the
+other cached kernels (``lineups/<game>_<digest>.py``), whose ``run_blocks`` Numba caches like any
+other. The digest covers the rule set, the strategies in slot order and the source files they are
+defined in, so an edited strategies file gets a fresh kernel. (As with Numba's own cache, a change
+only in a module that a user's strategies file imports is not seen: touch the strategies file.)
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import RULE_SETS
+from llama_sim.core.jit import Kernel
+
+KERNEL_MODES = ("auto", "generic", "lineup")
+# A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
+# ``auto`` mode: with a generic kernel at about a million rounds per second per thread, that is a
+# run of tens of seconds, which the compile (5-9 s) shortens.
+LINEUP_MIN_ROUNDS = 20_000_000
+ROUNDS_PER_GAME = 6
+
+_KERNELS: dict[str, Kernel] = {}  # by generated module
+_PLACES: dict[tuple, tuple[str, Path]] = {}  # (rule set, ids of the line-up's Strategy objects) -> _place
+
+
+def kernel_mode() -> str:
+    """``LLAMA_SIM_KERNEL``, checked."""
+    mode = os.environ.get("LLAMA_SIM_KERNEL", "auto").strip().lower() or "auto"
+    if mode not in KERNEL_MODES:
+        raise UsageError(f"LLAMA_SIM_KERNEL={mode!r}: use one of {', '.join(KERNEL_MODES)}")
+    return mode
+
+
+def _game_module(game: str):
+    """The module defining the rule set (its ``run_blocks_with`` is what a line-up kernel compiles)."""
+    return importlib.import_module(RULE_SETS[game])
+
+
+def choose(work, n_blocks: int) -> str:
+    """``"lineup"`` or ``"generic"``: the kernel a run of ``n_blocks`` blocks of ``work`` (a ``Plan`` or a
+    ``Design`` whose ``kernel`` is ``"auto"``) plays with."""
+    mode = kernel_mode()
+    if mode != "auto":
+        return mode
+    rounds = n_blocks * work.rows * (ROUNDS_PER_GAME if work.games_mode else 1)
+    if rounds >= LINEUP_MIN_ROUNDS:
+        return "lineup"
+    key, path = _place_of(work.game.name, slot_strategies(work.entries))
+    if key not in _KERNELS and not path.is_file():  # never built here: nothing to load
+        return "generic"
+    return "lineup" if line_up_kernel(work.game.name, work.entries).is_cached() else "generic"
+
+
+def slot_strategies(entries) -> list:
+    """The distinct strategies of a line-up in slot order (``registry.policy_tuple``'s order)."""
+    seen: dict[str, object] = {}
+    for p in entries:
+        seen.setdefault(p.strategy.name, p.strategy)
+    return list(seen.values())
+
+
+def _digest(game: str, strategies) -> str:
+    digest = hashlib.sha256(game.encode())
+    for s in strategies:
+        digest.update(b"\0" + s.name.encode())
+        source = inspect.getsourcefile(s.py_func)
+        digest.update(Path(source).read_bytes() if source and Path(source).is_file() else s.source.encode())
+    return digest.hexdigest()[:20]
+
+
+def _place(game: str, strategies) -> tuple[str, Path]:
+    """The line-up's key and the path of its generated module, next to the other cached kernels."""
+    import numba
+
+    key = f"{game}_{_digest(game, strategies)}"
+    base = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else Path(tempfile.gettempdir()) / "llama_sim"
+    return key, base / "lineups" / f"{key}.py"
+
+
+def _place_of(game: str, strategies) -> tuple[str, Path]:
+    """``_place``, worked out once per line-up per process (``run_chunk`` asks at every chunk; a running
+    process keeps the strategies' code it imported, whatever their files say later)."""
+    line_up = (game, tuple(id(s) for s in strategies))
+    if line_up not in _PLACES:
+        _PLACES[line_up] = _place(game, strategies)
+    return _PLACES[line_up]
+
+
+def _names(fn) -> str:
+    """The parameter names of a jitted function (or a ``Kernel``), as an argument list."""
+    return ", ".join(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+
+
+def module_source(game: str, strategies) -> str:
+    """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, a ``core`` that
+    is the rule set's block loop around that ``decide`` (``blocks_core_with``, compiled without reference
+    counting as the rule set's own ``blocks_core``), and ``run_blocks``: the rule set's ``run_blocks_with``
+    around that ``core``. A ``decide`` passed into a separately compiled function would keep the kernel
+    out of the disk cache, so the module compiles its own ``core``."""
+    names = ", ".join(s.name for s in strategies)
+    body_module = importlib.import_module(_game_module(game).run_blocks_with.py_func.__module__)
+    run_args = _names(_game_module(game).run_blocks)
+    lines = [
+        f'"""Generated by llama_sim.run.lineup: the {game} kernel for the line-up {names}. Safe to delete."""',
+        "from numba import njit",
+        "",
+        f"import {body_module.__name__} as _body",
+        "from llama_sim.core.draws import NO_NRT as _NO_NRT",
+        "from llama_sim.core.registry import get as _strategy",
+        "",
+    ]
+    lines += [f"P{k} = _strategy({game!r}, {s.name!r}).policy" for k, s in enumerate(strategies)]
+    lines += ["", "", '@njit(nogil=True, inline="always")',
+              "def decide(decide, policies, slot, obs, hand, legal, params, rng):"]
+    for k in range(len(strategies) - 1):
+        lines += [f"    if slot == {k}:", f"        return P{k}(obs, hand, legal, params, rng)"]
+    lines += [f"    return P{len(strategies) - 1}(obs, hand, legal, params, rng)", "", ""]
+    core_args = _names(body_module.blocks_core)
+    lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core({core_args}):",
+              f"    return _body.blocks_core_with(decide, {core_args})", "", "",
+              f"def run_blocks({run_args}):", f"    _body.run_blocks_with(core, {run_args})", ""]
+    return "\n".join(lines)
+
+
+def line_up_kernel(game: str, entries) -> Kernel:
+    """The line-up kernel of ``entries`` (players of rule set ``game``): a ``Kernel`` with the signature
+    of the rule set's ``run_blocks``, compiled on first use and cached on disk."""
+    from llama_sim.core.engine import RUN_BLOCKS_SIG
+
+    strategies = slot_strategies(entries)
+    key, path = _place_of(game, strategies)
+    kernel = _KERNELS.get(key)
+    if kernel is not None:
+        return kernel
+    source = module_source(game, strategies)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != source:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source)
+        os.replace(tmp, path)  # atomic: another process may be importing it
+    name = f"llamasim_lineup_{key}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    kernel = Kernel(module.run_blocks, lambda: RUN_BLOCKS_SIG,
+                    f"{game} kernel for {', '.join(s.name for s in strategies)}")
+    _KERNELS[key] = kernel
+    return kernel
