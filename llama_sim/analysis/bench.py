@@ -20,7 +20,6 @@ from llama_sim.run.backends import run
 from llama_sim.run.simulate import default_threads, empty_tally, run_chunk, seat_plan, with_kernel
 
 BENCH_PLAYERS = 4
-BENCH_STRATEGY = {"dice": "threshold"}  # per-game line-up; default greedy
 
 
 def counting(policy, counter: list[int]):
@@ -35,7 +34,7 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     """One row: the generic kernel (``kernel_*``) and the line-up's own kernel (``lineup_*``, see
     ``llama_sim.run.lineup``; its compile is outside the timing) on the same rounds, the reference engine on
     ``reference_rounds`` of them, and whether both kernels' sums equal the reference's there."""
-    name = BENCH_STRATEGY.get(game.name, "greedy")
+    name = game.bench_strategy
     players = [registry.parse_spec(game.name, name) for _ in range(BENCH_PLAYERS)]
     plan = seat_plan(game, players, False, game.config())
     kernels = {kind: with_kernel(plan, kind) for kind in ("generic", "lineup")}

@@ -16,7 +16,7 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
-from llama_sim.core.ruleset import get_game
+from llama_sim.core.ruleset import get_game, solvable_names
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.run.backends import run
 from llama_sim.run.simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
@@ -583,17 +583,14 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
                        {"seed": seed, "rules": spec.describe_config(cfg)})
 
 
-def solve(game: str = "dice", *, row: Optional[str] = None, llama_row: str = "1 2 3 4 5 6 L",
+def solve(game: Optional[str] = None, *, row: Optional[str] = None, llama_row: str = "1 2 3 4 5 6 L",
           dice_layout: Optional[str] = None, table: bool = False) -> SolveResult:
-    """Exact optimum of the dice game's solo phase: ``llamasim solve dice --row "2 5 L"`` (one
-    position) or ``table=True`` (the whole optimal policy: every sub-row of ``row``, or every row
-    of up to 6 cards)."""
-    spec = get_game(game)
-    if spec.name != "dice":
-        raise UsageError(f"solve has an exact solver for dice only, not {spec.name}")
-    if row is None and not table:
-        raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
-    from llama_sim.rulesets.dice import solve_position_table
-
-    df, text = solve_position_table(row, llama_row, dice_layout, table)
-    return SolveResult(df, text, {"rules": {"dice_layout": str(df["dice_layout"].iloc[0])}})
+    """Exact values where a rule set is solvable (the dice game's solo phase): ``llamasim solve dice
+    --row "2 5 L"`` (one position) or ``table=True`` (the whole optimal policy: every sub-row of
+    ``row``, or every row of up to 6 cards). ``game`` defaults to the one rule set with a solver."""
+    solvable = solvable_names()
+    spec = get_game(game if game is not None else solvable[0])
+    if spec.exact_solver is None:
+        raise UsageError(f"solve has an exact solver for {' and '.join(solvable)} only, not {spec.name}")
+    df, text, rules = spec.exact_solver(row=row, llama_row=llama_row, dice_layout=dice_layout, table=table)
+    return SolveResult(df, text, {"rules": rules})

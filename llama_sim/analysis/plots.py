@@ -45,13 +45,13 @@ def save(fig, path: Path) -> None:
         fig.savefig(path, dpi=DPI, metadata=metadata)
 
 
-def _figure(width: float, height: float):
+def new_figure(width: float, height: float):
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _label(metric: str) -> str:
+def metric_label(metric: str) -> str:
     unit = UNITS.get(metric, "")
     note = LOWER_NOTE.get(metric)
     return f"{metric} ({unit}{'; ' + note if note else ''})" if unit else metric
@@ -102,14 +102,14 @@ def plot_compare(result):
     lines = max([1] + [wrap_label(f"{a} - {b}" if len(a) + len(b) <= 40 else f"{a},\n- {b}").count("\n") + 1
                        for a, b in zip(result.paired.strategy_a, result.paired.strategy_b)])
     rows = max(3, len(result.ranking) // max(1, len(metrics)) + 1, 0.4 * lines * pairs_per_metric + 1)
-    fig = _figure(11, 1.2 + 0.45 * len(metrics) * rows)
+    fig = new_figure(11, 1.2 + 0.45 * len(metrics) * rows)
     axes = fig.subplots(len(metrics), 2, squeeze=False)
     for (ax_v, ax_d), metric in zip(axes, metrics):
         rank = result.ranking[result.ranking.metric == metric]
         if rank.empty:
             rank = result.results[(result.results.metric == metric) & result.results.seat.isna()]
         _errorbar_h(ax_v, rank["value"], rank["ci_low"], rank["ci_high"], list(rank["strategy"]))
-        ax_v.set_xlabel(_label(metric))
+        ax_v.set_xlabel(metric_label(metric))
         ax_v.set_title(f"{metric} per strategy, 95% CI\n(best first)")
         pairs = result.paired[result.paired.metric == metric]
         labels = [f"{a} - {b}" if len(a) + len(b) <= 40 else f"{wrap_label(a)}\n- {wrap_label(b)}"
@@ -135,7 +135,7 @@ def plot_league(results):
     with its interval over the player count, one panel per compared metric."""
     ranking = pd.concat([r.ranking for r in results], ignore_index=True)
     metrics = list(dict.fromkeys(ranking["metric"]))
-    fig = _figure(5.5 * len(metrics), 4.5)
+    fig = new_figure(5.5 * len(metrics), 4.5)
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     strategies = list(dict.fromkeys(results[0].results["strategy"]))
     for ax, metric in zip(axes, metrics):
@@ -148,7 +148,7 @@ def plot_league(results):
                         capsize=3, label=strategy)
         ax.set_xticks(sorted(g["players"].unique()))
         ax.set_xlabel("players at the table")
-        ax.set_ylabel(_label(metric).replace(" (", "\n(", 1))
+        ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
         ax.set_title(f"{metric} by player count, 95% CI")
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
@@ -173,7 +173,7 @@ def plot_league_table(result):
     metrics = list(dict.fromkeys(ranking["metric"]))
     strategies = list(dict.fromkeys(result.results["strategy"]))
     counts = sorted(ranking["players"].unique())
-    fig = _figure(max(11, 5.5 * len(metrics)), 10)
+    fig = new_figure(max(11, 5.5 * len(metrics)), 10)
     axes = fig.subplots(2, len(metrics), squeeze=False)
     colors = matplotlib.colormaps["tab10"]
     style = {s: (colors(j % 10), "osD^v<>ph*"[j % 10]) for j, s in enumerate(strategies)}
@@ -187,7 +187,7 @@ def plot_league_table(result):
             color, marker = style[strategy]
             ax.errorbar(gs["players"].to_numpy(float) + spread(j), v, yerr=yerr, fmt=marker + "-", ms=5,
                         capsize=3, color=color, label=strategy)
-        ax.set_ylabel(_label(metric).replace(" (", "\n(", 1))
+        ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
         ax.set_title(f"{metric}: mean over each strategy's line-ups, 95% CI")
         ax.legend(fontsize="small", ncols=2)
         shown = set()
@@ -235,7 +235,7 @@ def plot_seat_table(result):
 
     seats = result.seats
     groups = list(seats.groupby(["strategy", "metric"], sort=False))
-    fig = _figure(12, 3.8 * len(groups))
+    fig = new_figure(12, 3.8 * len(groups))
     axes = fig.subplots(len(groups), 2, squeeze=False)
     counts = sorted(seats["players"].unique())
     cmap = matplotlib.colormaps["viridis"]
@@ -276,7 +276,7 @@ def plot_sweep(result):
     metric = result.headline
     if len(result.params) == 2:
         return _sweep_heatmap(result)
-    fig = _figure(9, 7)
+    fig = new_figure(9, 7)
     ax, ax_d = fig.subplots(2, 1, sharex=True)
     x = s["param_value"].to_numpy(float)
     ax.fill_between(x, s.ci_low, s.ci_high, color=BLUE, alpha=0.2, label="95% CI")
@@ -285,7 +285,7 @@ def plot_sweep(result):
     best = result.best
     ax.plot([best.param_value], [best.value], marker="*", ms=16, color=ORANGE, ls="none",
             label=f"best: {result.params[0]} = {best.param_value:g}")
-    ax.set_ylabel(_label(metric).replace(" (", "\n(", 1))
+    ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
     ax.set_title(f"{metric} of the swept strategy")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3)
@@ -312,11 +312,11 @@ def _sweep_heatmap(result):
         i, j = ys.index(r.param_value), xs.index(r.param2_value)
         grid[i, j] = r.value
         half[i, j] = (r.ci_high - r.ci_low) / 2
-    fig = _figure(max(6, 0.9 * len(xs) + 3), max(4, 0.55 * len(ys) + 2))
+    fig = new_figure(max(6, 0.9 * len(xs) + 3), max(4, 0.55 * len(ys) + 2))
     ax = fig.subplots()
     cmap = "viridis" if metric == "win_rate" else "viridis_r"  # bright = better either way
     im = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap)
-    fig.colorbar(im, ax=ax, label=_label(metric))
+    fig.colorbar(im, ax=ax, label=metric_label(metric))
     ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs])
     ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
     ax.set_xlabel(f"{result.params[1]} (parameter value)")
@@ -346,7 +346,7 @@ def plot_solve(result):
     df = result.policy
     layout = df["dice_layout"].iloc[0]
     llama_row = df["llama_row"].iloc[0]
-    fig = _figure(9, 5.5)
+    fig = new_figure(9, 5.5)
     ax = fig.subplots()
     if len(df) == 1:
         r = df.iloc[0]
@@ -377,13 +377,13 @@ def plot_simulate(result):
     """Each seat's value with its interval, one panel per metric."""
     df = result.results
     metrics = list(dict.fromkeys(df["metric"]))
-    fig = _figure(4 * len(metrics), 3.2 + 0.3 * df["seat"].nunique())
+    fig = new_figure(4 * len(metrics), 3.2 + 0.3 * df["seat"].nunique())
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, metric in zip(axes, metrics):
         g = df[df.metric == metric]
         _errorbar_h(ax, g["value"], g["ci_low"], g["ci_high"],
                     [f"seat {int(s)}: {st}" for s, st in zip(g["seat"], g["strategy"])])
-        ax.set_xlabel(_label(metric))
+        ax.set_xlabel(metric_label(metric))
         ax.set_title(f"{metric}, 95% CI")
     fig.suptitle(_title(result.header) + _rules(result.header))
     return fig

@@ -39,6 +39,11 @@ class RuleSet:
     action_names: tuple[str, ...]  # the readable name of every action index
     describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
     options: dict[str, str] = field(default_factory=dict)  # option name -> help
+    option_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # option -> every value it names
+    bench_strategy: str = "greedy"  # the strategy all seats play in ``llamasim bench``
+    # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
+    # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
+    exact_solver: Callable[..., tuple] | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
 
     def __post_init__(self):
@@ -85,6 +90,11 @@ def get_game(name: str) -> RuleSet:
             raise TypeError(f"{RULE_SETS[name]}.RULE_SET is not the RuleSet named {name!r}")
         _LOADED[name] = rule_set
     return _LOADED[name]
+
+
+def solvable_names() -> list[str]:
+    """The rule sets with an exact solver."""
+    return [name for name in RULE_SETS if get_game(name).exact_solver is not None]
 
 
 def all_games() -> dict[str, RuleSet]:

@@ -151,11 +151,11 @@ def _compare(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
 def _plot_compare(values: pd.DataFrame, best: pd.DataFrame, first: str):
     from matplotlib.lines import Line2D
 
-    from llama_sim.analysis.plots import BLUE, GREY, ORANGE, UNITS, _figure, _label
+    from llama_sim.analysis.plots import BLUE, GREY, ORANGE, UNITS, new_figure, metric_label
 
     metrics = [m for m in GAME_FEATURES if m in set(values.metric)]
     options = list(best.option)
-    fig = _figure(3.6 * (len(metrics) + 1), 2.6 + 0.32 * len(options))
+    fig = new_figure(3.6 * (len(metrics) + 1), 2.6 + 0.32 * len(options))
     axes = fig.subplots(1, len(metrics) + 1, sharey=True, squeeze=False)[0]
     strategies = list(dict.fromkeys(values.strategy))
     colors = [BLUE, ORANGE, GREY, "#2ca02c", "#9467bd", "#8c564b"]
@@ -168,7 +168,7 @@ def _plot_compare(values: pd.DataFrame, best: pd.DataFrame, first: str):
                         color=colors[k % len(colors)])
         ax.set_yticks(np.arange(len(options))[::-1], options)
         ax.grid(axis="x", alpha=0.3)
-        ax.set_xlabel(_label(metric).replace(" (", "\n(", 1))
+        ax.set_xlabel(metric_label(metric).replace(" (", "\n(", 1))
         ax.set_title(f"{metric}, 95% CI" + ("\n(whole line-up)" if metric == "rounds_per_game" else ""))
     ax = axes[-1]
     y = np.arange(len(options))[::-1]
@@ -247,12 +247,12 @@ def _sweep(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
 def _plot_sweep(every: pd.DataFrame, best: pd.DataFrame, param: str, metric: str, opponent: str):
     """Heatmap: option values x parameter values, coloured by the paired difference to each
     option value's best parameter value; the best cell starred, cells not separable from it dotted."""
-    from llama_sim.analysis.plots import UNITS, _figure
+    from llama_sim.analysis.plots import UNITS, new_figure
 
     options = list(best.option)
     xs = sorted(every.param_value.unique())
     grid = every.pivot(index="option", columns="param_value", values="vs_best").loc[options, xs]
-    fig = _figure(max(7.5, 3.2 + 0.75 * len(xs)), 2.2 + 0.36 * len(options))
+    fig = new_figure(max(7.5, 3.2 + 0.75 * len(xs)), 2.2 + 0.36 * len(options))
     ax = fig.subplots()
     data = grid.to_numpy(float)
     # worse is negative for a win rate, positive for a penalty: colour by 'how much worse'
@@ -361,9 +361,9 @@ def _solve(results: list, tags: list[dict]) -> AcrossSummary:
 def _plot_solve(table: pd.DataFrame):
     """Exact values per option value as dots on an axis zoomed to their range (the differences are
     small), each labelled with its value."""
-    from llama_sim.analysis.plots import BLUE, _figure
+    from llama_sim.analysis.plots import BLUE, new_figure
 
-    fig = _figure(11, 2.2 + 0.32 * len(table))
+    fig = new_figure(11, 2.2 + 0.32 * len(table))
     options = list(table.option)
     y = np.arange(len(options))[::-1]
     panels = []

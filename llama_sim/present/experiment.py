@@ -79,6 +79,7 @@ from llama_sim.analysis.compare import (
 from llama_sim.analysis.league import league
 from llama_sim.analysis.tune import tune
 from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import solvable_names
 from llama_sim.core.output import ci_text as _ci
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
@@ -340,8 +341,9 @@ def _check_sweep(check, where, step, spec, defaults, game) -> dict:
 
 
 def _check_solve(check, where, step, spec, defaults, game) -> dict:
-    if game.name != "dice":
-        check.fail(f"{where}kind", f"solve has an exact solver for dice only, not {game.name}")
+    if game.exact_solver is None:
+        check.fail(f"{where}kind", f"solve has an exact solver for {' and '.join(solvable_names())} only, "
+                                   f"not {game.name}")
     args = {}
     if "row" in step:
         args["row"] = check.string(f"{where}row", step["row"])
@@ -450,11 +452,8 @@ STEP_OPTION_KEYS = frozenset({"options", "option_grid"})
 
 def all_option_values(game, key: str) -> Optional[list]:
     """What ``option_grid = { key = "all" }`` means: every value a rule set names for the option."""
-    if game.name == "dice" and key == "dice_layout":
-        from llama_sim.rulesets.dice import LAYOUT_NAMES
-
-        return list(LAYOUT_NAMES)
-    return None
+    values = game.option_values.get(key)
+    return list(values) if values is not None else None
 
 
 def _option_value(check: _Checker, key: str, value):

@@ -1119,6 +1119,14 @@ def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
     return "; ".join(items) or "-"
 
 
+def exact_solver(row: str | None, llama_row: str, dice_layout: str | None, table: bool):
+    """``llamasim solve``: (DataFrame, readable text, the rules solved under) of ``solve_position_table``."""
+    if row is None and not table:
+        raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
+    df, text = solve_position_table(row, llama_row, dice_layout, table)
+    return df, text, {"dice_layout": str(df["dice_layout"].iloc[0])}
+
+
 def solve_position_table(row: str | None, llama_row: str, layout: str | None, table: bool):
     """The ``solve`` command's result: (DataFrame, readable text).
 
@@ -1189,6 +1197,9 @@ RULE_SET = RuleSet(
     run_blocks=run_blocks,
     reference_blocks=reference_blocks,
     action_names=ACTION_NAMES,
+    option_values={"dice_layout": tuple(LAYOUT_NAMES)},
+    bench_strategy="threshold",
+    exact_solver=exact_solver,
     config=_config,
     describe_config=_describe,
     options={"dice_layout": (f"dice face layout: one of the 15 names ({', '.join(LAYOUT_NAMES)}; default "
