@@ -1119,7 +1119,7 @@ def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
     return "; ".join(items) or "-"
 
 
-def exact_solver(row: str | None, llama_row: str, dice_layout: str | None, table: bool):
+def exact_solver(row: str | None, llama_row: str, table: bool, dice_layout: str | None = None):
     """``llamasim solve``: (DataFrame, readable text, the rules solved under) of ``solve_position_table``."""
     if row is None and not table:
         raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')

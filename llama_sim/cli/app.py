@@ -1,0 +1,155 @@
+"""The Typer app, the options every command shares and the helpers of its commands.
+
+Rule-set options (``--dice-layout``, ``--deck-file``, the rule variants, ...) are not written here:
+each rule set declares them (``RuleSet.options``) and ``rule_set_options`` adds them to a command.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from llama_sim.core import jit, registry
+from llama_sim.core.ruleset import all_games, get_game, option_flag
+from llama_sim.core.output import check_format, check_out
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Monte Carlo strategy analyser for the L.A.M.A. family of games.",
+)
+
+DEBUG = {"on": False}  # --debug: print the details behind a one-line error
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"llamasim {version('llama_sim')}")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            print("llamasim (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    debug: bool = typer.Option(False, "--debug", help="On an error, also print the full details (e.g. Numba's compile message)."),
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+):
+    """Monte Carlo strategy analyser for the L.A.M.A. family of games."""
+    DEBUG["on"] = debug
+
+
+GameOpt = typer.Option(..., "--game", "-g", help="Rule set: lama, party, kadabra or dice.")
+SeedOpt = typer.Option(1, "--seed", help="One seed determines every number of the run.")
+ThreadsOpt = typer.Option(None, "--threads", help="Worker threads (default: all cores). Results do not depend on it.")
+FormatOpt = typer.Option("table", "--format", help="table, csv or json (json: one document on stdout).")
+OutOpt = typer.Option(None, "--out", help="Also write the table to this .csv, .json or .parquet file.")
+ForceOpt = typer.Option(False, "--force", help="Overwrite --out if it exists.")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar or compile notice.")
+RoundsOpt = typer.Option(None, "--rounds", help="Rounds to play (default 100000 unless --games is given).")
+GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play instead of single rounds.")
+StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
+PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
+
+def compile_notice(quiet: bool) -> None:
+    if quiet:
+        jit.on_compile = None
+    else:
+        jit.on_compile = lambda label: print(f"compiling {label} (first run only; cached for later runs)...",
+                                             file=sys.stderr, flush=True)
+
+def setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: str, out: Optional[Path], force: bool):
+    check_format(fmt)
+    check_out(out, force)
+    game = get_game(game_name)
+    if strategies_file is not None:
+        registry.load_file(strategies_file)
+    compile_notice(quiet)
+    return game
+
+
+def check_plot(path: Optional[Path], force: bool) -> None:
+    """``--plot`` is checked before any work, like ``--out``."""
+    from llama_sim.analysis.plots import check_plot_path
+
+    if path is not None:
+        check_plot_path(path, force, "--plot")
+
+
+def save_plot(result, path: Optional[Path], fmt: str) -> None:
+    if path is None:
+        return
+    from llama_sim.analysis.plots import save
+
+    save(result.plot(), path)
+    if fmt == "table":
+        print(f"wrote {path}")
+
+
+
+def declared_options() -> dict[str, str]:
+    """Every rule set's options, by API name, with help naming the rule sets that take each."""
+    helps: dict[str, list[str]] = {}
+    for game in all_games().values():
+        for name, text in game.options.items():
+            helps.setdefault(name, []).append(f"{game.name}: {text}")
+    return {name: "; ".join(texts) for name, texts in helps.items()}
+
+
+def rule_set_options(command):
+    """Give ``command`` (which takes ``**rule_options``) every rule set's options as ``--flag`` options;
+    it receives those given, by API name, for the rule set to check (``RuleSet.config``)."""
+    signature = inspect.signature(command)
+    own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    declared = declared_options()
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str],
+                               default=typer.Option(None, option_flag(name), help=text))
+             for name, text in declared.items()]
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        given = {name: kwargs.pop(name) for name in declared if name in kwargs}
+        return command(*args, **kwargs, **{k: v for k, v in given.items() if v is not None})
+
+    run.__signature__ = signature.replace(parameters=own + added)
+    return run
+
+
+def num(value, digits: int = 4, sign: bool = False) -> str:
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def pval(p: float) -> str:
+    import math
+
+    if p is None or math.isnan(p):
+        return "-"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def aligned(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def out_paths(out: Optional[Path], names: tuple[str, ...], force: bool) -> dict[str, Path]:
+    """``x.csv`` holds the results, ``x.<table>.csv`` every other table; all checked before running."""
+    if out is None:
+        return {}
+    paths = {n: out if n == "results" else out.with_name(f"{out.stem}.{n}{out.suffix}") for n in names}
+    for path in paths.values():
+        check_out(path, force)
+    return paths

@@ -1,0 +1,324 @@
+"""Commands that play line-ups: simulate, compare (seat tables and leagues too), bench, sweep."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+import typer
+
+from llama_sim import api
+from llama_sim.analysis.compare import DEFAULT_MAX_ROUNDS, note
+from llama_sim.cli.app import (
+    FormatOpt, ForceOpt, GameOpt, GamesOpt, OutOpt, PlotOpt, QuietOpt, RoundsOpt, SeedOpt, StratFileOpt, ThreadsOpt,
+    aligned, app, check_plot, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
+)
+from llama_sim.core import stats
+from llama_sim.core.errors import UsageError
+from llama_sim.core.output import check_format, emit
+from llama_sim.core.ruleset import all_games, get_game
+
+
+@app.command()
+@rule_set_options
+def simulate(
+    game: str = GameOpt,
+    seat: list[str] = typer.Option(..., "--seat", "-s", help="Strategy of the next seat (repeat per seat): name or name:k=v,k=v."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    **rule_options,
+):
+    """Play a fixed line-up (seat 0 starts) and report each seat's results."""
+    setup(game, strategies_file, quiet, fmt, out, force)
+    r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, quiet=quiet, **rule_options)
+    emit(r.results, fmt, out, preamble=r.header)
+
+
+
+# ------------------------------------------------------------------------------------ compare
+
+COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "strongest", "lineups", "all")
+LEAGUE_TABLES = ("results", "paired", "ranking", "strongest", "lineups")
+
+
+def _compare_views(view: Optional[str], fmt: str, seat_table: bool, league: bool = False) -> tuple[str, ...]:
+    """Which tables a compare run prints: ``all`` by default for the readable table, else
+    ``results`` (the contract's table); csv holds one table only."""
+    names = LEAGUE_TABLES if league else ("results", "seats") if seat_table else ("results", "paired", "ranking")
+    if view is None:
+        if fmt != "table":
+            view = "results"
+        else:  # the seat table already shows every seat's value
+            view = "seats" if seat_table else "all"
+    if view not in COMPARE_VIEWS:
+        raise UsageError(f"unknown --view '{view}' (use {', '.join(names + ('all',))})")
+    if view == "all":
+        if fmt == "csv":
+            raise UsageError(f"--format csv prints one table: choose --view {'|'.join(names)} "
+                             "(--format json holds them all)")
+        return names
+    if view not in names:
+        needs = "--league" if view in ("strongest", "lineups") else f"{'no ' if seat_table else ''}--seat-table"
+        raise UsageError(f"--view {view} needs {needs} (this run has: {', '.join(names)})")
+    return (view,)
+
+
+def _readable_paired(df: pd.DataFrame) -> str:
+    league = "head_to_head" in df.columns  # a league: the head-to-head where both play instead
+    last = "head-to-head where both play" if league else "unpaired CI (same data)"
+    rows = [(["players"] if league else []) + ["metric", "a", "b", "a - b [95% paired CI]", "p (Holm)", "verdict", last]]
+    for r in df.itertuples():
+        verdict = f"{r.better} better" if r.better else ("different" if r.p_holm < 0.05 else "cannot separate")
+        extra = (f"{num(r.head_to_head, sign=True)} [{num(r.h2h_ci_low, sign=True)}, {num(r.h2h_ci_high, sign=True)}]"
+                 if league else f"[{num(r.unpaired_ci_low, sign=True)}, {num(r.unpaired_ci_high, sign=True)}]")
+        rows.append(([str(r.players)] if league else []) + [
+            r.metric, r.strategy_a, r.strategy_b,
+            f"{num(r.diff, sign=True)} [{num(r.ci_low, sign=True)}, {num(r.ci_high, sign=True)}]",
+            pval(r.p_holm), verdict, extra])
+    return aligned(rows)
+
+
+def _readable_ranking(df: pd.DataFrame) -> str:
+    parts = []
+    for metric, group in df.groupby("metric", sort=False):
+        order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
+        rows = [["rank", "strategy", f"{metric} ({order} is better)", "cannot be separated from"]]
+        for r in group.itertuples():
+            rows.append([str(r.rank), r.strategy, f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]",
+                         r.indistinguishable_from or "-"])
+        parts.append(aligned(rows))
+    return "\n\n".join(parts)
+
+
+def _readable_seats(df: pd.DataFrame) -> str:
+    parts = []
+    metrics = list(dict.fromkeys(df["metric"]))
+    for (strategy, n), group in df.groupby(["strategy", "players"], sort=False):
+        head = ["seat"]
+        for m in metrics:
+            head += [f"{m} [95% CI]", "vs mean [95% CI]"]
+        rows = [head]
+        for seat, g in group.groupby("seat", sort=True):
+            cells = [str(seat)]
+            by = {r.metric: r for r in g.itertuples()}
+            for m in metrics:
+                r = by[m]
+                cells.append(f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]")
+                cells.append(f"{num(r.vs_mean, sign=True)} [{num(r.vs_mean_ci_low, sign=True)}, "
+                             f"{num(r.vs_mean_ci_high, sign=True)}]" + (" *" if r.p_holm < 0.05 else ""))
+            rows.append(cells)
+        parts.append(f"{n} players, every seat {strategy} ({int(group['deals'].iloc[0])} deals):\n" + aligned(rows))
+    return "\n\n".join(parts)
+
+
+def _readable_results(df: pd.DataFrame) -> str:
+    """The contract table, one section per player count when there are several."""
+    from llama_sim.core.output import readable
+
+    if df["players"].nunique() == 1:
+        return readable(df)
+    return "\n\n".join(f"{n} players:\n{readable(g)}" for n, g in df.groupby("players", sort=False))
+
+
+def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: str, paths: dict[str, Path],
+                  run_info: dict, preamble: str) -> None:
+    """Write every table to ``--out`` (and siblings), then print the chosen view(s)."""
+    import json
+
+    from llama_sim.core.output import to_json, write_tables
+
+    write_tables({path: tables[name] for name, path in paths.items()})
+    if fmt == "json":
+        if len(views) == 1:
+            sys.stdout.write(to_json(tables[views[0]]) + "\n")
+        else:
+            doc = {"run": run_info, **{v: json.loads(to_json(tables[v])) for v in views}}
+            sys.stdout.write(json.dumps(doc, indent=1, default=float) + "\n")
+        return
+    if fmt == "csv":
+        tables[views[0]].to_csv(sys.stdout, index=False)
+        return
+    titles = {
+        "results": "Results (95% intervals over deal blocks; seat 'all': pooled over every seat)",
+        "paired": "Paired differences, every pair on the same deals (a - b; p Holm-adjusted over the pairs)",
+        "ranking": "Ranking (strategies the data cannot separate at 95% are listed)",
+        "seats": "Seat effects (vs mean = seat minus the mean of all seats; * = Holm-adjusted p < 0.05; "
+                 "a negative penalty difference is an advantage)",
+        "strongest": "Strongest strategy per player count (edge over the runner-up, 95% CI)",
+        "lineups": "Every line-up's own values (each a compare on its own seed)",
+    }
+    text = {"results": _readable_results, "paired": _readable_paired, "ranking": _readable_ranking, "seats": _readable_seats,
+            "strongest": lambda df: "\n".join(df["sentence"]), "lineups": lambda df: df.to_string(index=False)}
+    if "strongest" in tables:  # a league: differences of league values, paired where both play
+        titles["paired"] = ("Paired differences of league values (a - b, paired in the line-ups holding both; "
+                            "p Holm-adjusted over the pairs)")
+    print(preamble)
+    for v in views:
+        print(f"\n{titles[v]}\n{text[v](tables[v])}")
+    for path in paths.values():
+        print(f"wrote {path}")
+
+
+@app.command()
+@rule_set_options
+def compare(
+    game: str = GameOpt,
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Players at the table (default 4; with --seat-table: every count the game allows)."),
+    strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v ('all' with --league: every built-in one)."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    precision: Optional[float] = typer.Option(None, "--precision", help="Play in batches until every covered 95% interval's half-width is at most this."),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help=f"With --precision: stop at this many rounds (games with --games) per table even if not precise (default {DEFAULT_MAX_ROUNDS})."),
+    metric: list[str] = typer.Option([], "--metric", help="Compared metric (repeatable): gets paired differences, a ranking and the --precision target. Default penalty_per_round, plus win_rate with --games."),
+    seat_table: bool = typer.Option(False, "--seat-table", help="Seat effects instead: every seat plays the same strategy, for each strategy given and each player count."),
+    league: bool = typer.Option(False, "--league", help="A league instead: at each player count (--players, default all) every line-up of that many of the strategies ('all': every built-in one); --games/--rounds is the total per count. Tables: results, paired, ranking, strongest, lineups."),
+    view: Optional[str] = typer.Option(None, "--view", help="results, paired, ranking (seats with --seat-table) or all. Default: all for --format table, results for csv/json."),
+    backend: str = typer.Option("local", "--backend", help="local (threads) or dask (needs the dask extra)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: start a LocalCluster on this machine)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Dask LocalCluster worker processes (default: one per core)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="local: threads (default all cores); dask LocalCluster: threads per worker (default 1). Results do not depend on it."),
+    fmt: str = FormatOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    plot: Optional[Path] = PlotOpt,
+    **rule_options,
+):
+    """Compare strategies on the same deals, every strategy in every seat.
+
+    \b
+    Design: k strategies at n seats; each strategy gets n // k seats and every
+    choice of the n % k strategies that get one more is used equally often.
+    Every distinct seating of those line-ups is played; a seating and its
+    rotations share one deal per block (each strategy plays every seat of
+    that deal), and each rotation class draws its own deals. A deal block
+    (one block of every class) is the unit of analysis: all 95% intervals are
+    computed over deal blocks (at least 2). Two copies of a strategy have
+    the same expected result; no strategy keeps a seat or a neighbour.
+
+    \b
+    Tables (--view; --format table prints all three, or seats, by default):
+      results  the contract layout: game, players, strategy, seat (empty:
+               pooled), metric, value, ci_low, ci_high, n, seed
+      paired   every pair and compared metric: diff = a - b, paired 95% CI,
+               p_value, p_holm (Holm over the pairs of that metric), better
+               (the winner when p_holm < 0.05), deals, seed, and for
+               contrast only the CI the same data would give if the two
+               estimates were independent (unpaired_ci_*; invalid when
+               they are correlated, e.g. the win shares of two strategies)
+      ranking  per compared metric, best first, with the strategies that the
+               data cannot separate from each one (p_holm >= 0.05)
+      seats    (--seat-table) each seat's value with its CI and vs_mean =
+               value minus the mean of all seats, with its paired CI and
+               p_value, p_holm (Holm over the seats of one table)
+    --format csv/json print the results table unless --view picks another;
+    --format json --view all prints one document {"run", "results", ...}.
+    --out x.csv writes results to x.csv and the other tables to x.paired.csv,
+    x.ranking.csv (x.seats.csv); same for .json and .parquet. Nothing is
+    overwritten without --force.
+
+    \b
+    --precision X: after each batch, every interval of the compared metrics
+    (each strategy's and every paired difference; with --seat-table each
+    seat's and each seat-vs-mean difference) is computed; the run stops when
+    all half-widths are <= X. Otherwise the next batch grows the blocks to
+    1.1 B (h / X)^2 (h: largest half-width now), at least 1.25x and at most
+    4x, up to --max-rounds. The first batch has at least 200 deals (or what
+    --rounds/--games ask, which also set the mode). A precision run's deals
+    are the first deals of a fixed run with the same seed.
+
+    \b
+    --backend dask runs the same chunks, seeded the same way, on a Dask
+    cluster: --scheduler ADDRESS, or a LocalCluster of --workers processes
+    with --threads threads each. Same seed, same numbers on every backend.
+    Install with: pip install -e ".[dask]"
+
+    \b
+    --league: at each player count (--players N, default every count) play
+    every line-up of N of the strategies (all of them when they fit), each
+    line-up a compare on its own seed; --games/--rounds is the total per
+    count. A strategy's value is its mean over its line-ups (independent:
+    variances add); paired differences combine the line-ups' paired and
+    own variances; strongest names the best per count and its edge over
+    the runner-up. Same as llama_sim.league(...).
+    """
+    setup(game, strategies_file, quiet, fmt, out, force)
+    if league:
+        if seat_table or precision is not None or max_rounds is not None:
+            raise UsageError("--league takes --rounds or --games (the total per player count), not "
+                             + ("--seat-table" if seat_table else "--precision/--max-rounds"))
+        views = _compare_views(view, fmt, False, league=True)
+        paths = out_paths(out, LEAGUE_TABLES, force)
+        check_plot(plot, force)
+        r = api.league(game, "all" if strategy == ["all"] else strategy, players=players, rounds=rounds, games=games_,
+                       seed=seed, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
+                       threads=threads, quiet=quiet, **rule_options)
+        if fmt == "table" and view is None:  # the readable league: strongest per count, then the rankings
+            _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text)
+        else:
+            _emit_compare({t: getattr(r, t) for t in r.tables}, views, fmt, paths, r.run, r.header)
+        save_plot(r, plot, fmt)
+        return
+    views = _compare_views(view, fmt, seat_table)
+    paths = out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
+    check_plot(plot, force)
+    run_compare = api.seat_table if seat_table else api.compare
+    r = run_compare(game, strategy, players=players, rounds=rounds, games=games_, seed=seed, precision=precision,
+                    max_rounds=max_rounds, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
+                    threads=threads, quiet=quiet, **rule_options)
+    if precision is not None and fmt != "table":
+        note(quiet, r.header.rsplit("\n", 1)[-1])
+    tables = {name: getattr(r, name) for name in r.tables}
+    _emit_compare(tables, views, fmt, paths, r.run, r.header)
+    save_plot(r, plot, fmt)
+
+
+
+@app.command()
+def bench(
+    game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set (default: all)."),
+    rounds: int = typer.Option(400_000, "--rounds", help="Rounds for the kernel timing."),
+    reference_rounds: int = typer.Option(2_000, "--reference-rounds", help="Rounds for the reference-engine timing."),
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
+):
+    """Rounds per second of each kernel and of its reference engine on the same work."""
+    from llama_sim.analysis.bench import bench_game
+
+    check_format(fmt)
+    compile_notice(quiet)
+    if rounds <= 0 or reference_rounds <= 0:
+        raise UsageError("--rounds and --reference-rounds must be positive")
+    names = [get_game(game).name] if game else list(all_games())
+    df = pd.DataFrame([bench_game(get_game(g), rounds, reference_rounds, threads) for g in names])
+    emit(df, fmt, None, readable_text=df.to_string(index=False))
+
+
+
+@app.command()
+@rule_set_options
+def sweep(
+    game: str = GameOpt,
+    strategy: str = typer.Option(..., "--strategy", help="The strategy whose parameter is swept (name or name:k=v)."),
+    param: list[str] = typer.Option(..., "--param", help="Parameter range k=lo:hi:step, e.g. quit_at=0:20:1; give it twice for a 2-D grid."),
+    vs: list[str] = typer.Option([], "--vs", help="Opponent strategies (repeatable; default: the swept strategy at its defaults)."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
+    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
+    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    plot: Optional[Path] = PlotOpt,
+    **rule_options,
+):
+    """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
+
+    Each value plays a rotated comparison against the opponents on the same seed, so values are
+    compared on common deals. The table adds columns param and param_value to the result layout;
+    the readable view shows the headline metric (penalty per round, or win rate with --games) and
+    its paired difference to the first opponent. Two --param sweep their grid (at most 400 points;
+    columns param2 and param2_value; --plot draws a heatmap)."""
+    setup(game, strategies_file, quiet, fmt, out, force)
+    check_plot(plot, force)
+    r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,
+                  threads=threads, quiet=quiet, **rule_options)
+    emit(r.results, fmt, out, preamble=r.header, readable_text=r.text)
+    save_plot(r, plot, fmt)
+

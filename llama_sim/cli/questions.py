@@ -1,0 +1,268 @@
+"""Commands that answer a question about play: advise, chart, tune, solve."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from llama_sim import api
+from llama_sim.analysis.compare import Progress, game_options, rules_line
+from llama_sim.cli.app import (
+    FormatOpt, ForceOpt, GameOpt, OutOpt, PlotOpt, QuietOpt, SeedOpt, StratFileOpt, ThreadsOpt, aligned, app,
+    check_plot, out_paths, num, pval, rule_set_options, save_plot, setup,
+)
+from llama_sim.core.errors import UsageError
+from llama_sim.core.output import check_format, check_new_file, check_out, emit
+
+
+# ------------------------------------------------------------------------------------ advise
+
+
+@app.command()
+@rule_set_options
+def advise(
+    game: str = GameOpt,
+    hand: Optional[str] = typer.Option(None, "--hand", help='Your hand, e.g. "2 2 6 L" (Party: +3 plus cards, P the pink '
+                                                             'llama; Kadabra: 2/3 doubles, symbols as 1+give, 2d, 3m).'),
+    top: Optional[str] = typer.Option(None, "--top", help="The top card of the discard pile."),
+    hand_sizes: Optional[str] = typer.Option(None, "--hand-sizes", help="The other players' hand sizes in turn order "
+                                                                       "after you, e.g. 3,5,1 (their count gives the players)."),
+    quit: Optional[str] = typer.Option(None, "--quit", help="Which of the other players have quit (1-based, same order), e.g. 2 or 1,3."),
+    pile: Optional[int] = typer.Option(None, "--pile", help="Cards left in the draw pile."),
+    discard: Optional[str] = typer.Option(None, "--discard", help="Cards known to lie in the discard pile besides the top card "
+                                                                  "(dice: the cards discarded this round)."),
+    scores: Optional[str] = typer.Option(None, "--scores", help="Everyone's score, yours first (default all 0)."),
+    ones: Optional[str] = typer.Option(None, "--ones", help="kadabra: 1-tokens held, yours first (default 3 each)."),
+    tens: Optional[str] = typer.Option(None, "--tens", help="kadabra: 10-tokens held, yours first (default 0)."),
+    magic: Optional[str] = typer.Option(None, "--magic", help="kadabra: the magic token: pool, stage, me, or a player 1..n-1."),
+    stage: Optional[str] = typer.Option(None, "--stage", help="kadabra: 1s and 10s on the stage, e.g. 3,1."),
+    show: bool = typer.Option(False, "--show", help="kadabra: a show is running (your decision: a llama or collect)."),
+    row: Optional[str] = typer.Option(None, "--row", help='dice: your row, e.g. "2 5 L".'),
+    llama_row: Optional[str] = typer.Option(None, "--llama-row", help="dice: cards still in the llama row (default all 7)."),
+    rows: Optional[str] = typer.Option(None, "--rows", help='dice: the other players\' rows in turn order after you, '
+                                                           '";"-separated, e.g. "1 2 3;4 L".'),
+    position: Optional[Path] = typer.Option(None, "--position", help="The position as a TOML or JSON file with the same keys."),
+    action: Optional[list[str]] = typer.Option(None, "--action", help='Only these actions (repeatable), e.g. --action draw --action quit.'),
+    policy: Optional[str] = typer.Option(None, "--policy", help="Roll-out strategy of every seat (default: the rule set's "
+                                                                "strongest: smart, chain, showman, solo_optimal)."),
+    opponents: Optional[str] = typer.Option(None, "--opponents", help="Per-seat strategies of the other players, e.g. greedy,smart,smart."),
+    horizon: str = typer.Option("round", "--horizon", help="round (points over the rest of this round) or game (also the win rate)."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Exactly this many roll-outs (each plays every action)."),
+    precision: Optional[float] = typer.Option(None, "--precision", help="Stop once every action's 95% half-width is below this."),
+    max_rollouts: int = typer.Option(200_000, "--max-rollouts", help="Cap of the default stop rule."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    plot: Optional[Path] = PlotOpt, strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+    **rule_options,
+):
+    """Expected points of each legal action in a typed-in position, best first: determinized
+    roll-outs (common random numbers for all actions), or the exact solver for a lone dice player.
+    Default stop: the best action 3 standard errors clear of the runner-up, or every 95% half-width
+    below 0.02, at most --max-rollouts."""
+    setup(game, strategies_file, quiet, fmt, out, force)
+    check_plot(plot, force)
+    res = api.advise(game, position_file=position, actions=action, policy=policy,
+                     opponents=[s for s in opponents.split(",") if s.strip()] if opponents else None,
+                     horizon=horizon, n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
+                     threads=threads if threads is not None else os.cpu_count(), hand=hand, top=top,
+                     hand_sizes=hand_sizes, quit=quit, pile=pile, discard=discard, scores=scores, ones=ones, tens=tens,
+                     magic=magic, stage=stage, show=show, row=row, llama_row=llama_row, rows=rows, **rule_options)
+    if plot is not None:
+        from llama_sim.analysis.plots import save
+
+        save(res.plot(), plot)
+    how = (f"{res.method}, {res.rollouts:,} roll-outs, strategies {', '.join(res.strategies)}"
+           if res.method == "roll-outs" else res.method)
+    emit(res.table, fmt, out, preamble=f"{game}: advice ({how}; horizon {res.horizon}; seed {seed})",
+         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""))
+
+
+# ------------------------------------------------------------------------------------ chart
+
+
+@app.command()
+def chart(
+    game: str = GameOpt,
+    players: int = typer.Option(4, "--players", "-p", help="Players at the table."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="The policy every seat plays, also in the "
+                                         "roll-outs (default: the strongest built-in, lama smart, party chain, kadabra "
+                                         "showman, dice solo_optimal:quit_at=1)."),
+    n_games: int = typer.Option(20_000, "--games", help="Full games to 40 points whose stuck decisions are valued."),
+    measure: str = typer.Option("own", "--measure", help="own: the deciding player's net score change over the "
+                                "rest of the round (as penalty_per_round); relative: that minus the others' mean "
+                                "change (what decides a game); win: minus the win share, the rest of the game played out "
+                                "(what the bundled charts use)."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    pile_bins: Optional[str] = typer.Option(None, "--pile-bins", help="Lower edges of the draw-pile bins, "
+                                            "e.g. 0,1,2,4,8,16 (default 0,1,2,3,4,6,8,11,15,20,26,32,40; dice: "
+                                            "cards left in the llama row, default 1,...,7)."),
+    opponent_bins: Optional[str] = typer.Option(None, "--opponent-bins", help="Lower edges of the smallest-"
+                                                "opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16; dice: the "
+                                                "smallest row of another player still in, default 1,...,10)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Heatmap of the pile chart to this .png/.svg file; "
+                                        "the opponent chart goes to <name>.opponent.<ext>."),
+    emit_strategy: Optional[Path] = typer.Option(None, "--emit-strategy", help="Write a strategy file playing this "
+                                                 "chart (named after the file; load with --strategies-file)."),
+    emit_feature: str = typer.Option("opponent", "--emit-feature", help="Which chart --emit-strategy plays: "
+                                     "opponent (hand points x smallest opponent hand) or pile."),
+    strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+):
+    """Quit charts: at every stuck decision (no card fits, drawing legal) of games the policy plays,
+    quit and draw are each played out by the policy from the true state (common random numbers);
+    per cell of hand points x cards left in the draw pile (and x the smallest opponent hand), split by
+    the token going out would return: Q (quit better), D (draw better) or ? (95% interval covers 0).
+
+    dice: the roll-or-quit chart of the multi-player phase (someone else still in): every roll-or-quit
+    decision, quit vs roll; row points x cards left in the llama row (and x the smallest row of another
+    player still in); D means roll."""
+    from llama_sim.analysis import chart as C
+
+    setup(game, strategies_file, quiet, fmt, out, force)
+    opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
+    check_plot(plot, force)
+    check_plot(opponent_plot, force)
+    if emit_strategy is not None:
+        check_new_file(emit_strategy, force, "--emit-strategy", (".py",))
+    if emit_strategy is not None and not emit_strategy.stem.isidentifier():
+        raise UsageError(f"--emit-strategy {emit_strategy}: the file name must be a Python name (it names the strategy)")
+    if emit_feature not in C.FEATURES:
+        raise UsageError(f"unknown --emit-feature '{emit_feature}' (use {', '.join(C.FEATURES)})")
+    pile_edges = C.parse_edges(pile_bins, None, "pile")
+    opp_edges = C.parse_edges(opponent_bins, None, "opponent")
+    progress = Progress(n_games, not quiet, "games")
+    try:
+        result = api.chart(game, players, policy, n_games, seed, threads=threads, pile_edges=pile_edges,
+                           opp_edges=opp_edges, progress=progress, measure=measure)
+    finally:
+        progress.close()
+    notes = []
+    if plot is not None:
+        from llama_sim.analysis.plots import save
+
+        for name, path in (("pile", plot), ("opponent", opponent_plot)):
+            save(result.plot(name), path)
+            notes.append(f"wrote {path}")
+    if emit_strategy is not None:
+        name = C.emit_strategy(result, emit_strategy, emit_feature)
+        notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
+    text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
+    emit(result.cells, fmt, out, readable_text=text)
+
+
+# ------------------------------------------------------------------------------------ tune
+
+
+@app.command()
+@rule_set_options
+def tune(
+    game: str = GameOpt,
+    strategy: str = typer.Option(..., "--strategy", help="The strategy to tune (name, or name:k=v for another starting point)."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
+    vs: str = typer.Option("self", "--vs", help="The other seats: strategy specs, comma-separated (one fills every seat, or one per other seat), or 'self' (the current best)."),
+    budget: int = typer.Option(200_000, "--budget", help="Rounds to play in all (a full game counts its rounds); a quarter goes to the final check."),
+    metric: str = typer.Option("win_rate", "--metric", help="win_rate (full games to 40) or penalty_per_round (single rounds)."),
+    candidates: Optional[int] = typer.Option(None, "--candidates", help="Candidates per race round (default 8 + 8 per parameter, at most 32)."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt,
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the final table to this .csv, .json or .parquet file, and the candidates and the race next to it (x.candidates.csv, x.race.csv)."),
+    force: bool = ForceOpt,
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Save the race and the final check as a .png or .svg image."),
+    quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
+    **rule_options,
+):
+    """Tune every parameter of a strategy at once, noise-aware (a race on common deals).
+
+    \b
+    Candidates: the starting parameters and a Latin-hypercube sample of the
+    parameters' bounds (whole-number parameters on the integer grid; the
+    whole grid when it is small). A race in stages: every candidate plays the
+    same deals in every seat against the field; a candidate whose paired
+    difference to the stage's leader is worse over its whole interval
+    (Bonferroni over the stage) is dropped, and successive halving keeps the
+    best half. Then a second race around the winner refines it. The pick and
+    the starting parameters are re-measured on fresh deals: the final table
+    gives both with 95% intervals and the pick's paired edge over the start.
+    --vs self: the other seats play the current leader (updated between
+    stages), and the final check is pick vs start head to head.
+    Same seed, same result, for any --threads.
+    """
+    from llama_sim.core.output import to_json, write_tables
+
+    spec = setup(game, strategies_file, quiet, fmt, out, force)
+    paths = out_paths(out, ("results", "candidates", "race"), force)  # results: the final table
+    check_plot(plot, force)
+    result = api.tune(game, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
+                      candidates=candidates, **rule_options)
+    tables = {"results": result.final, "candidates": result.candidates, "race": result.race}
+    write_tables({path: tables[name] for name, path in paths.items()})
+    if plot is not None:
+        from llama_sim.analysis.plots import save
+
+        save(result.plot(), plot)
+    if fmt == "json":
+        doc = {"summary": {k: json_value(v) for k, v in result.summary().items()},
+               "final": json.loads(to_json(result.final)), "candidates": json.loads(to_json(result.candidates)),
+               "race": json.loads(to_json(result.race))}
+        sys.stdout.write(json.dumps(doc, indent=1) + "\n")
+        return
+    if fmt == "csv":
+        result.final.to_csv(sys.stdout, index=False)
+        return
+    s = result.summary()
+    pick, start = result.final.iloc[0], result.final.iloc[1]
+    kept = result.candidates
+    print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
+          f"seed {seed}{rules_line(spec, spec.config(**game_options(**rule_options)))}")
+    print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
+          f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
+          f"{result.rounds} rounds played")
+    print(f"fresh deals ({int(pick.deals)} deals):")
+    print(aligned([["", "parameters", metric, "95% CI"],
+                    ["pick", pick.params, num(pick.value), f"[{num(pick.ci_low)}, {num(pick.ci_high)}]"],
+                    ["start", start.params, num(start.value), f"[{num(start.ci_low)}, {num(start.ci_high)}]"]]))
+    print(f"edge of the pick over the start: {s['edge']:+.4f} [{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]"
+          f" (p {pval(pick.p_value)}): {result.verdict}")
+    print(f"use: --strategy {result.pick_spec}")
+    for path in paths.values():
+        print(f"wrote {path}")
+    if plot is not None:
+        print(f"wrote {plot}")
+
+
+def json_value(v):
+    import numpy as np
+
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if np.isnan(v) else float(v)
+    return v
+
+
+# ------------------------------------------------------------------------------------ solve
+
+
+@app.command()
+@rule_set_options
+def solve(
+    game: str = typer.Argument(..., help="Rule set: dice (the only one with an exact solver)."),
+    row: Optional[str] = typer.Option(None, "--row", help='The solo player\'s row, e.g. "2 5 L" (L = llama).'),
+    llama_row: str = typer.Option("1 2 3 4 5 6 L", "--llama-row", help="Cards still in the llama row."),
+    table: bool = typer.Option(False, "--table", help="The whole optimal policy: every sub-row of --row "
+                                                      "(every row of up to 6 cards without --row)."),
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
+    **rule_options,
+):
+    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
+    penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
+    check_format(fmt)
+    check_out(out, force)
+    check_plot(plot, force)
+    r = api.solve(game, row=row, llama_row=llama_row, table=table, **rule_options)
+    emit(r.policy, fmt, out, readable_text=r.text)
+    save_plot(r, plot, fmt)
+
