@@ -14,11 +14,11 @@ import argparse
 import time
 from pathlib import Path
 
-from llama_sim.analysis.chart import DEFAULT_POLICY, write_chart_file
+from llama_sim.analysis.chart import chart_games, write_chart_file
 from llama_sim.core.ruleset import get_game
 
 parser = argparse.ArgumentParser()
-parser.add_argument("game", choices=sorted(DEFAULT_POLICY))
+parser.add_argument("game", choices=sorted(chart_games()))
 parser.add_argument("--policy", default=None)
 parser.add_argument("--games", type=int, default=200_000)
 parser.add_argument("--seed", type=int, default=1)

@@ -271,6 +271,20 @@ def test_chart_bad_input_exits_2_with_one_line(capsys, args, needle):
     assert needle in err and err.strip().count("\n") == 0 and out == ""
 
 
+def test_chart_refuses_a_rule_set_without_a_chart(monkeypatch):
+    import dataclasses
+
+    from llama_sim.core import ruleset
+    from llama_sim.core.errors import UsageError
+
+    toy = dataclasses.replace(ruleset.get_game("lama"), name="toy", chart=None)
+    monkeypatch.setitem(ruleset.RULE_SETS, "toy", "tests.toy")
+    monkeypatch.setitem(ruleset._LOADED, "toy", toy)
+    with pytest.raises(UsageError, match=r"^chart supports .*lama.*, not toy$"):
+        C.chart("toy", 2, "smart", games=10)
+    assert "toy" not in C.chart_games() and "dice" in C.chart_games()
+
+
 def test_chart_refuses_to_overwrite_without_force(tmp_path, capsys):
     for option, name in (("--out", "t.csv"), ("--plot", "c.png"), ("--emit-strategy", "mine.py")):
         path = tmp_path / name

@@ -40,16 +40,11 @@ measure chart loses 6.9 points of win rate to it), because quitting earlier save
 the token a player who goes out returns, and in a game to 40 that token matters more than its
 average points. The bundled charts are valued by ``win``.
 
-Rule sets: ``lama`` and ``party`` (the shared shedding engine; one adapter, ``_continue_round``,
-calls its kernel) and ``dice`` (``chart_dice``: the roll-or-quit chart of the multi-player phase,
-every roll-or-quit decision while another player is still in, quit vs roll; features row points x
-the cards left in the llama row (``pile``) and x the smallest row of another player still in
-(``opponent``); the answer letter for rolling is ``R``; the dice kernel's log holds each roll, so the
-round is replayed from it; one adapter, ``chart_dice._dice_round``, calls the dice kernel) and
-``kadabra`` (``chart_kadabra``: the stuck decision as in L.A.M.A., token classes 0, 1, 10 by what going
-out returns; its kernel logs only the actions and a card's effects live inside it, so instead of a
-hand-written replay the kernel itself is stopped at each candidate decision of a replayed round by a
-stepper policy, and its arrays then hold the true state; one adapter, ``chart_kadabra._kadabra_round``).
+Rule sets: each one that has a chart gives its ``RuleSet.chart`` a ``core.chart_kernel.ChartRules``:
+the collector kernel that plays games and branches the decisions (the shedding family's in
+``rulesets/shedding_chart.py``, dice's roll-or-quit chart of the multi-player phase in
+``rulesets/dice/chart.py``, Kadabra's in ``rulesets/kadabra/chart.py``), its line-up, default policy,
+words, title and default bins. This module only aggregates, tests and draws what a collector adds up.
 A chart is also what the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``,
 ``kadabra.py``):
 ``quit_table`` turns a result into the quit table, ``chart_data`` reads the package's own charts
@@ -65,331 +60,23 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from numba import njit, types
 
+from llama_sim.analysis.advise import forced_policy
 from llama_sim.core import registry
-from llama_sim.core import rng as R
-from llama_sim.core.chart_data import (
-    FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins, token_class,
+from llama_sim.core.chart_data import FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins
+from llama_sim.core.chart_kernel import (
+    DEFAULT_OPP_EDGES, DEFAULT_PILE_EDGES, MEASURES, N_STAT, N_STATS, S_NN, S_POLICY_QUIT, S_SN, S_SS, S_SUM,
+    ChartRules,
 )
+from llama_sim.core.engine import WIN_UNITS
 from llama_sim.core.errors import UsageError
-from llama_sim.rulesets import shedding
-from llama_sim.rulesets.lama import (
-    CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
-    EXTRA_TURN as LAMA_EXTRA_TURN, FLAGS as LAMA_FLAGS, TWINS as LAMA_TWINS,
-)
-from llama_sim.rulesets.party import (
-    CAN_PLAY as PARTY_CAN_PLAY, CODE_PENALTY as PARTY_CODE_PENALTY, DECK as PARTY_DECK,
-    EXTRA_TURN as PARTY_EXTRA_TURN, FLAGS as PARTY_FLAGS, TWINS as PARTY_TWINS,
-)
-from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, WIN_UNITS, largest_token, win_units
-from llama_sim.core.jit import Kernel
-from llama_sim.core.registry import MAX_PARAMS, POLICIES_TYPE
+from llama_sim.core.ruleset import all_games, get_game
+from llama_sim.run.simulate import default_threads
 
-CHART_GAMES = ("lama", "party", "dice", "kadabra")
-# dice: solo_optimal quitting only at row points <= 1 before it is alone is threshold's play (maximal
-# discards, lowest take) with the exact optimum alone: the play the dice ``chart`` strategy keeps besides
-# its roll-or-quit choice, and close to the strongest built-ins' (threshold's 4-player preset quits at 1).
-# Measured: keeping a llama (keep_llama's discards) cost the chart strategy 3.7 points of win rate.
-DEFAULT_POLICY = {"lama": "smart", "party": "chain", "dice": "solo_optimal:quit_at=1", "kadabra": "showman"}
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
 MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
 Z95 = 1.959963984540054
-BRANCH_STREAM = 1000  # decision k of a game uses policy stream BRANCH_STREAM + k in both branches
-
-# Accumulator statistics per cell: decisions, sum of samples, per-game sums of S^2, S*N, N^2,
-# and how often the policy itself quit there.
-N_STAT, S_SUM, S_SS, S_SN, S_NN, S_POLICY_QUIT = range(6)
-N_STATS = 6
-
-DEFAULT_PILE_EDGES = (0, 1, 2, 3, 4, 6, 8, 11, 15, 20, 26, 32, 40)
-DEFAULT_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 9, 12, 16)
-BUNDLED_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16)
-# dice: the ``pile`` feature is the cards left in the llama row (1..7), ``opponent`` the smallest row
-# of another player still in (a row holds 1 to 13 cards).
-DICE_PILE_EDGES = (1, 2, 3, 4, 5, 6, 7)
-DICE_OPP_EDGES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
-
-
-# --------------------------------------------------------------------------------------------
-# Kernel
-# --------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _continue_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
-    """The one adapter to the shedding kernel: play the round on from a state, in place.
-    Returns (out_seat, last_card_seat, last_actor, actions_taken, pos)."""
-    return shedding.play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                               policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
-
-
-M_OWN, M_RELATIVE, M_WIN = range(3)  # the measure a branch is valued by (kernel codes of MEASURES)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _round_change(hands, s, out, scores, code_penalty, twins, allow20):
-    """Seat s's net score change over a finished round: its points, or minus the token it returns."""
-    if out == s:
-        return -largest_token(scores[s], allow20)
-    return shedding.seat_penalty(hands, s, code_penalty, twins)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def score_change_value(measure, seat, n, before, after):
-    """A branch's ``M_OWN`` or ``M_RELATIVE`` value from everyone's scores before and after the rest
-    of the round (the dice and Kadabra collectors; L.A.M.A./Party score hands in ``_branch_value``)."""
-    own = after[seat] - before[seat]
-    if measure != M_RELATIVE:
-        return own
-    total = (n - 1) * own
-    for s in range(n):
-        if s != seat:
-            total -= after[s] - before[s]
-    return total
-
-
-@njit(cache=True, nogil=True, inline="always")
-def game_over(scores, n):
-    """Somebody has reached the end of a game (40 points)."""
-    for s in range(n):
-        if scores[s] >= GAME_END_SCORE:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20, starter_last_card, n, seat,
-                  draw_first, measure, hands, deck, pos, top, discard, quit, scores, last_play,
-                  policies, slot_of_entry, params, entry_of_seat, brng, grng, bh, bd, bq, bs, bdeck, obs, nolog):
-    """Value for ``seat`` (lower is better) of quitting (or drawing, ``draw_first``) now and letting the
-    policy finish: ``M_OWN`` its net score change over the rest of the round; ``M_RELATIVE`` ``(n - 1)``
-    times that minus the others' changes (an integer: (n - 1) x (own - the others' mean)); ``M_WIN``
-    minus its win units (60 = a whole win) after the policy also plays the rest of the game, the later
-    rounds dealt from ``grng``."""
-    bh[:, :] = hands
-    bd[:] = discard
-    bq[:] = quit
-    p = pos
-    if draw_first:
-        bh[seat, deck[p]] += 1
-        p += 1
-    else:
-        bq[seat] = 1
-    nxt = seat + 1 if seat + 1 < n else 0
-    out, last_card, last_actor, _, _ = _continue_round(can_play_bits, extra_turn, n, bh, deck, p, top, bd, bq, nxt,
-                                                       scores, policies, slot_of_entry, params, entry_of_seat, brng,
-                                                       obs, nolog)
-    own = _round_change(bh, seat, out, scores, code_penalty, twins, allow20)
-    if measure == M_OWN:
-        return own
-    if measure == M_RELATIVE:
-        total = (n - 1) * own
-        for s in range(n):
-            if s != seat:
-                total -= _round_change(bh, s, out, scores, code_penalty, twins, allow20)
-        return total
-    # M_WIN: score this round, then play the rest of the game as the game kernel does.
-    if last_card < 0:
-        last_card = last_play
-    bs[:] = scores
-    for _r in range(MAX_ROUNDS_PER_GAME):
-        for s in range(n):
-            bs[s] += _round_change(bh, s, out, bs, code_penalty, twins, allow20)  # bs[s]: s's score before
-        if game_over(bs, n):
-            break
-        start = last_card if (starter_last_card and last_card >= 0) else last_actor
-        for i in range(bdeck.shape[0]):
-            bdeck[i] = full_deck[i]
-        R.shuffle(bdeck, grng)
-        p, t = shedding.deal_round(n, bdeck, bh, bd, bq)
-        out, last_card, last_actor, _, _ = _continue_round(can_play_bits, extra_turn, n, bh, bdeck, p, t, bd, bq,
-                                                           start, bs, policies, slot_of_entry, params, entry_of_seat,
-                                                           brng, obs, nolog)
-    return -win_units(bs, n)[seat]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _game_sums(acc):
-    """Zeroed scratch for one game's per-cell sums of ``acc``'s cells: (S_g, N_g, the cells it touched)
-    (``_add`` fills them, ``_close_game`` folds them into ``acc`` and clears them)."""
-    cells = acc.shape[1] * acc.shape[2] * acc.shape[3]
-    return np.zeros(cells, np.int64), np.zeros(cells, np.int64), np.zeros(cells, np.int64)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add(acc, game_s, game_n, touched, n_touched, t, p, b, diff, policy_quit):
-    cell = (t * acc.shape[2] + p) * acc.shape[3] + b
-    if game_n[cell] == 0:
-        touched[n_touched] = cell
-        n_touched += 1
-    game_n[cell] += 1
-    game_s[cell] += diff
-    acc[N_STAT, t, p, b] += 1
-    acc[S_SUM, t, p, b] += diff
-    acc[S_POLICY_QUIT, t, p, b] += policy_quit
-    return n_touched
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _close_game(acc, game_s, game_n, touched, n_touched):
-    """Add one game's per-cell sums to the between-game statistics and clear them."""
-    per_t = acc.shape[2] * acc.shape[3]
-    for k in range(n_touched):
-        cell = touched[k]
-        t = cell // per_t
-        p = (cell % per_t) // acc.shape[3]
-        b = cell % acc.shape[3]
-        s = game_s[cell]
-        m = game_n[cell]
-        acc[S_SS, t, p, b] += s * s
-        acc[S_SN, t, p, b] += s * m
-        acc[S_NN, t, p, b] += m * m
-        game_s[cell] = 0
-        game_n[cell] = 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
-                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
-    """Play games ``first_game ..`` with ``policies[0]`` at every seat and add every stuck decision's
-    quit-minus-draw sample to ``acc_pile[stat, token, points, pile_bin]`` and ``acc_opp[...]``."""
-    n_codes = can_play.shape[0]
-    allow20 = flags[shedding.F_TOKENS20] != 0
-    starter_last_card = flags[shedding.F_STARTER_LAST_CARD] != 0
-    deck = full_deck.copy()
-    deck_len = deck.shape[0]
-    hands = np.zeros((n, n_codes), np.int64)
-    discard = np.zeros(n_codes, np.int64)
-    quit = np.zeros(n, np.int64)
-    scores = np.zeros(n, np.int64)
-    h = np.zeros((n, n_codes), np.int64)  # the replayed state
-    d = np.zeros(n_codes, np.int64)
-    q = np.zeros(n, np.int64)
-    bh = np.zeros((n, n_codes), np.int64)  # a branch's state
-    bd = np.zeros(n_codes, np.int64)
-    bq = np.zeros(n, np.int64)
-    obs = np.zeros(shedding.obs_len(n_codes), np.int64)
-    can_play_bits = shedding.play_bits_jit(can_play)
-    log = np.zeros((shedding.LOG_CAPACITY, 2), np.int64)
-    nolog = np.zeros((0, 2), np.int64)
-    slot_of_entry = np.zeros(1, np.int64)
-    entry_of_seat = np.zeros(n, np.int64)
-    drng = np.zeros(2, np.uint64)
-    prng = np.zeros(2, np.uint64)
-    brng = np.zeros(2, np.uint64)
-    grng = np.zeros(2, np.uint64)
-    bs = np.zeros(n, np.int64)
-    bdeck = full_deck.copy()
-    gs_pile, gn_pile, touched_pile = _game_sums(acc_pile)
-    gs_opp, gn_opp, touched_opp = _game_sums(acc_opp)
-    draw_action = n_codes
-    quit_action = n_codes + 1
-    for g in range(first_game, first_game + n_games):
-        R.seed_state(drng, seed, g, R.DEAL_STREAM)
-        R.seed_state(prng, seed, g, R.POLICY_STREAM)
-        scores[:] = 0
-        start = 0
-        k_dec = 0
-        nt_pile = 0
-        nt_opp = 0
-        for _ in range(MAX_ROUNDS_PER_GAME):
-            for i in range(deck_len):
-                deck[i] = full_deck[i]
-            R.shuffle(deck, drng)
-            pos0, top0 = shedding.deal_round(n, deck, hands, discard, quit)
-            h[:, :] = hands
-            d[:] = discard
-            q[:] = quit
-            out_seat, last_card, last_actor, turns, _ = _continue_round(
-                can_play_bits, extra_turn, n, hands, deck, pos0, top0, discard, quit, start, scores,
-                policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
-            # Replay the round from the deal; branch at every stuck decision.
-            pos = pos0
-            top = top0
-            n_in = n
-            last_play = -1
-            for k in range(min(turns, log.shape[0])):
-                seat = log[k, 0]
-                a = log[k, 1]
-                stuck = pos < deck_len and n_in > 1
-                if stuck:
-                    for c in range(n_codes):
-                        if can_play[top, c] and h[seat, c] > 0:
-                            stuck = False
-                            break
-                if stuck:
-                    R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
-                    R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                    vq = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
-                                       starter_last_card, n, seat, False, measure, h, deck, pos, top, d, q, scores,
-                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
-                                       bh, bd, bq, bs, bdeck, obs, nolog)
-                    R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
-                    R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
-                    vd = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
-                                       starter_last_card, n, seat, True, measure, h, deck, pos, top, d, q, scores,
-                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
-                                       bh, bd, bq, bs, bdeck, obs, nolog)
-                    k_dec += 1
-                    t = token_class(scores[seat], allow20)
-                    pts = shedding.seat_penalty(h, seat, code_penalty, twins)
-                    opp = MAX_HAND - 1
-                    for s in range(n):
-                        if s != seat and q[s] == 0:
-                            size = 0
-                            for c in range(n_codes):
-                                size += h[s, c]
-                            if size < opp:
-                                opp = size
-                    pq = 1 if a == quit_action else 0
-                    nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, t, pts,
-                                   pile_bin[deck_len - pos], vq - vd, pq)
-                    nt_opp = _add(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, t, pts, opp_bin[opp], vq - vd, pq)
-                if a == quit_action:
-                    q[seat] = 1
-                    n_in -= 1
-                elif a == draw_action:
-                    h[seat, deck[pos]] += 1
-                    pos += 1
-                else:
-                    h[seat, a] -= 1
-                    d[a] += 1
-                    top = a
-                    last_play = seat
-            # Score the round as the game kernel does.
-            for s in range(n):
-                scores[s] += _round_change(hands, s, out_seat, scores, code_penalty, twins, allow20)
-            start = last_card if (starter_last_card and last_card >= 0) else last_actor
-            if game_over(scores, n):
-                break
-        _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
-        _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
-
-
-_ACC = types.int64[:, :, :, ::1]
-COLLECT_SIG = types.void(types.uint64, types.int64, types.int64, types.int64, POLICIES_TYPE,
-                         types.float64[:, ::1], types.int64, types.int64[::1], types.int64[::1], _ACC, _ACC)
-
-
-def _lama_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
-    collect_games(LAMA_DECK, LAMA_CAN_PLAY, LAMA_EXTRA_TURN, LAMA_CODE_PENALTY,
-                  LAMA_TWINS, LAMA_FLAGS,
-                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
-
-
-def _party_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
-    collect_games(PARTY_DECK, PARTY_CAN_PLAY, PARTY_EXTRA_TURN, PARTY_CODE_PENALTY,
-                  PARTY_TWINS, PARTY_FLAGS,
-                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
-
-
-COLLECTORS = {
-    "lama": Kernel(_lama_collect, lambda: COLLECT_SIG, "lama chart kernel"),
-    "party": Kernel(_party_collect, lambda: COLLECT_SIG, "party chart kernel"),
-}
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,16 +117,6 @@ class ChartResult:
         return chart_figure(self, chart)
 
 
-MEASURES = ("own", "relative", "win")  # M_OWN, M_RELATIVE, M_WIN
-_SHEDDING_WORDS = {"letter": "D", "play_on": "draw", "decision": "stuck decisions (no card fits, drawing legal)",
-                   "question": "quit or draw when no card fits?", "points": "hand points when stuck (points)",
-                   "pile": "cards left in the draw pile", "opponent": "smallest opponent hand (cards) of those still in"}
-# How a chart is labelled: the answer letter for playing on, and the words of tables and plots.
-WORDING = {"lama": _SHEDDING_WORDS, "party": _SHEDDING_WORDS, "kadabra": _SHEDDING_WORDS,
-           "dice": {"letter": "R", "play_on": "roll",
-                    "decision": "roll-or-quit decisions with another player still in",
-                    "question": "roll or quit while others are still in?", "points": "own row points (points)",
-                    "pile": "cards left in the llama row", "opponent": "smallest row of another player still in (cards)"}}
 CELL_COLUMNS = ["game", "players", "policy", "measure", "chart", "token", "hand_points", "feature", "bin_low", "bin_high",
                 "answer", "mean_quit_minus_draw", "ci_low", "ci_high", "decisions", "effective_games", "share",
                 "per_game", "policy_quit_rate", "seed"]
@@ -447,11 +124,32 @@ FEATURES = {"pile": "draw_pile", "opponent": "min_opponent_hand"}
 FEATURE_CODES = {"pile": FEATURE_PILE, "opponent": FEATURE_OPPONENT}
 
 
-def _spans(game: str, chart_name: str, edges: tuple[int, ...]) -> list[tuple[int, int]]:
-    """Each bin's (low, high); a dice bin ends where the feature does (7 llama-row cards, 13-card rows)."""
+def chart_games() -> list[str]:
+    """The names of the rule sets that have a quit chart."""
+    return [name for name, spec in all_games().items() if spec.chart is not None]
+
+
+def chart_rules(game: str) -> ChartRules:
+    """The quit-chart hooks of rule set ``game``; a rule set without a chart is refused (one line)."""
+    spec = get_game(game)
+    rules = spec.chart_rules()
+    if rules is None:
+        raise UsageError(f"chart supports {', '.join(chart_games())}, not {spec.name}")
+    return rules
+
+
+def wording(game: str) -> dict:
+    """How ``game``'s chart is labelled: the answer letter for playing on, and the words of tables and
+    plots (``ChartRules.wording``)."""
+    return chart_rules(game).wording
+
+
+def _spans(rules: ChartRules, chart_name: str, edges: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Each bin's (low, high); the last bin ends where the feature does when the rule set says where
+    (``pile_top``, ``opponent_top``: dice's 7 llama-row cards and 13-card rows)."""
     spans = bins(edges, MAX_PILE if chart_name == "pile" else MAX_HAND, chart_name)[1]
-    if game == "dice":
-        top = 7 if chart_name == "pile" else 13
+    top = rules.pile_top if chart_name == "pile" else rules.opponent_top
+    if top is not None:
         spans = [(lo, max(lo, min(hi, top))) for lo, hi in spans]
     return spans
 
@@ -463,7 +161,7 @@ def _bin_labels(spans: list[tuple[int, int]]) -> list[str]:
 
 def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: str, measure: str, games: int,
            seed: int, total: int, scale: int) -> pd.DataFrame:
-    play_on = WORDING[game]["letter"]
+    play_on = wording(game)["letter"]
     rows = []
     for t, p, b in zip(*np.nonzero(acc[N_STAT])):
         n_dec = int(acc[N_STAT, t, p, b])
@@ -500,6 +198,17 @@ def _player(game: str, policy: str) -> registry.Player:
     return registry.parse_spec(game, policy)
 
 
+def _force_first(game: str, player: registry.Player):
+    """What a rule set's ``lineup`` may ask for: ``turn_index`` -> the player's policy, except that at
+    the round's first decision (``obs[turn_index] == 0``) it plays the action in the last params column."""
+    key = player.strategy.game + "." + player.strategy.name
+
+    def force_first(turn_index: int):
+        return forced_policy(game, key, player.strategy.policy, turn_index)
+
+    return force_first
+
+
 def chart(game: str, players: int = 4, policy: str | None = None, games: int = DEFAULT_GAMES, seed: int = 1,
           threads: int | None = None, pile_edges: tuple[int, ...] | None = None,
           opp_edges: tuple[int, ...] | None = None, progress=None, measure: str = "own") -> ChartResult:
@@ -511,41 +220,21 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     by minus the win probability, the policy also playing the rest of the game after the round."""
     if measure not in MEASURES:
         raise UsageError(f"unknown --measure '{measure}' (use {', '.join(MEASURES)})")
-    from llama_sim.core.ruleset import get_game
+    rules = chart_rules(game)
     spec = get_game(game)
-    if spec.name not in CHART_GAMES:
-        raise UsageError(f"chart supports {', '.join(CHART_GAMES)}, not {spec.name}")
     if not spec.min_players <= players <= spec.max_players:
         raise UsageError(f"{spec.name} is played by {spec.min_players} to {spec.max_players} players, not {players}")
     if games < 2:
         raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
-    policy = policy or DEFAULT_POLICY[spec.name]
+    policy = policy or rules.default_policy
     player = _player(spec.name, policy)
-    dice = spec.name == "dice"
-    pile_edges = tuple(pile_edges) if pile_edges is not None else (DICE_PILE_EDGES if dice else DEFAULT_PILE_EDGES)
-    opp_edges = tuple(opp_edges) if opp_edges is not None else (DICE_OPP_EDGES if dice else DEFAULT_OPP_EDGES)
+    pile_edges = tuple(pile_edges) if pile_edges is not None else rules.pile_edges
+    opp_edges = tuple(opp_edges) if opp_edges is not None else rules.opponent_edges
     pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")
     opp_bin, _ = bins(opp_edges, MAX_HAND, "opponent")
-    pile_spans, opp_spans = _spans(spec.name, "pile", pile_edges), _spans(spec.name, "opponent", opp_edges)
-    if dice or spec.name == "kadabra":
-        # entry 0 the policy, entry 1 the same behind a wrapper reading the params columns added after
-        # the policy's: dice forces its first decision (one column), Kadabra steps it (two; chart_kadabra)
-        if dice:
-            from llama_sim.analysis import chart_dice as collector
-            from llama_sim.analysis.advise import _turn_index, forced_policy
-            key = player.strategy.game + "." + player.strategy.name
-            wrapper, extra = forced_policy("dice", key, player.strategy.policy, _turn_index("dice")), 1
-        else:
-            from llama_sim.analysis import chart_kadabra as collector
-            wrapper, extra = collector.stepper_policy(player.strategy.policy), 2
-        funcs = (player.strategy.policy, wrapper) + (player.strategy.policy,) * (registry.MAX_POLICIES - 2)
-        params = np.zeros((2, MAX_PARAMS + extra), np.float64)
-        params[:, :MAX_PARAMS] = player.params
-        kernel = collector.collect
-    else:
-        funcs, _ = registry.policy_tuple([player])
-        params = player.params.reshape(1, MAX_PARAMS).copy()
-        kernel = COLLECTORS[spec.name]
+    pile_spans, opp_spans = _spans(rules, "pile", pile_edges), _spans(rules, "opponent", opp_edges)
+    funcs, params = rules.lineup(player, _force_first(spec.name, player))
+    kernel = rules.collect
     kernel.get()
     shape_pile = (N_STATS, len(TOKENS), MAX_POINTS, len(pile_spans))
     shape_opp = (N_STATS, len(TOKENS), MAX_POINTS, len(opp_spans))
@@ -559,7 +248,6 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
                pile_bin, opp_bin, acc_pile, acc_opp)
         return acc_pile, acc_opp
 
-    from llama_sim.run.simulate import default_threads
     threads = default_threads() if threads is None else threads
     if threads < 1:
         raise UsageError(f"--threads must be at least 1, not {threads}")
@@ -703,8 +391,8 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
     """The chart as text: one line per hand points, one column per bin, per token class."""
     df = result.cells[result.cells["chart"] == chart_name]
     edges = result.pile_edges if chart_name == "pile" else result.opp_edges
-    spans = _spans(result.game, chart_name, edges)
-    words = WORDING[result.game]
+    spans = _spans(chart_rules(result.game), chart_name, edges)
+    words = wording(result.game)
     feature = words[chart_name]
     lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
              f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
@@ -730,9 +418,6 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
 # Plot
 # --------------------------------------------------------------------------------------------
 
-GAME_TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "dice": "LAMA Dice", "kadabra": "Llama Kadabra"}
-
-
 def chart_figure(result: ChartResult, chart_name: str = "pile"):
     """Heatmaps of one chart, one panel per token class: rows hand points, columns the feature's
     bins; colour the mean quit - draw (blue: quit better, red: draw better), each cell labelled with
@@ -742,10 +427,11 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
 
     if chart_name not in FEATURES:
         raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
-    words = WORDING[result.game]
+    rules = chart_rules(result.game)
+    words = rules.wording
     df = result.cells[result.cells["chart"] == chart_name]
     edges = _edges(result, chart_name)
-    labels = _bin_labels(_spans(result.game, chart_name, edges))
+    labels = _bin_labels(_spans(rules, chart_name, edges))
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
@@ -774,7 +460,7 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
         ax.set_xlabel(words[chart_name], fontsize=8)
     axes[0][0].set_ylabel(words["points"], fontsize=8)
-    fig.suptitle(f"{GAME_TITLES.get(result.game, result.game)}, {result.players} players, policy {result.policy}: "
+    fig.suptitle(f"{rules.title}, {result.players} players, policy {result.policy}: "
                  f"{words['question']}\nQ: quit better, {words['letter']}: {words['play_on']} better, ?: 95% "
                  f"interval covers 0; number: mean of quit - {words['play_on']} ({_unit(result)}); "
                  f"{result.games:,} games, seed {result.seed}", fontsize=9)
@@ -791,12 +477,13 @@ def write_chart_file(game: str, players: list[int], path: Path, policy: str | No
                      opp_edges: tuple[int, ...] | None = None) -> dict:
     """Build the charts of ``players`` player counts and write the document a ``chart`` strategy reads
     (how ``llama_sim/rulesets/<game>/chart.json`` is made: ``scripts/build_charts.py``). Default bins: one
-    per value (L.A.M.A./Party pile 0..49, opponent hands 1..13 and 16+; dice llama row 1..7, rows 1..13)."""
-    dice = game == "dice"
+    per value (``ChartRules.bundled_pile_edges``, ``bundled_opponent_edges``: L.A.M.A./Party pile 0..49,
+    opponent hands 1..13 and 16+; dice llama row 1..7, rows 1..13)."""
+    rules = chart_rules(game)
     if pile_edges is None:
-        pile_edges = DICE_PILE_EDGES if dice else tuple(range(MAX_PILE))
+        pile_edges = rules.bundled_pile_edges
     if opp_edges is None:
-        opp_edges = tuple(range(1, 14)) if dice else BUNDLED_OPP_EDGES
+        opp_edges = rules.bundled_opponent_edges
     results = [chart(game, n, policy, games, seed, threads, pile_edges, opp_edges, measure=measure) for n in players]
     doc = chart_document(results, feature)
     Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")

@@ -45,10 +45,20 @@ class RuleSet:
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
+    # Its quit chart (``llamasim chart``): a core.chart_kernel.ChartRules, or "module:NAME" naming one
+    # (imported on first use, as chart code imports its rule set); None: the rule set has no chart.
+    chart: object = None
 
     def __post_init__(self):
         if not self.strategies_module:
             self.strategies_module = f"llama_sim.strategies.{self.name}"
+
+    def chart_rules(self):
+        """The quit-chart hooks (``chart``, imported if it names them), or None without a chart."""
+        if isinstance(self.chart, str):
+            module, _, name = self.chart.partition(":")
+            self.chart = getattr(importlib.import_module(module), name)
+        return self.chart
 
     def reject_other_options(self, others: dict) -> None:
         """One line naming the options this rule set takes, if ``others`` (options its ``config`` does

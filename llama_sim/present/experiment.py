@@ -413,10 +413,10 @@ def _check_advise(check, where, step, spec, defaults, game) -> dict:
 
 
 def _check_chart(check, where, step, spec, defaults, game) -> dict:
-    from llama_sim.analysis.chart import CHART_GAMES, MEASURES
+    from llama_sim.analysis.chart import MEASURES, chart_games
 
-    if game.name not in CHART_GAMES:
-        check.fail(f"{where}kind", f"quit charts exist for {', '.join(CHART_GAMES)}, not {game.name}")
+    if game.chart is None:
+        check.fail(f"{where}kind", f"quit charts exist for {', '.join(chart_games())}, not {game.name}")
     (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
     args: dict = {"players": n, "games": check.integer(f"{where}games", step.get("games", 20_000))}
     if "policy" in step:
@@ -810,10 +810,10 @@ def _conclude_advise(results: list) -> str:
 
 def _conclude_chart(results: list) -> str:
     """The chart's verdicts and its most frequent cell, with that cell's interval."""
-    from llama_sim.analysis.chart import WORDING
+    from llama_sim.analysis.chart import wording
 
     r = results[0]
-    words = WORDING[r.game]
+    words = wording(r.game)
     other = words["letter"]  # D (draw) or R (roll)
     cells = r.cells[r.cells.chart == "pile"]
     counts = cells.answer.value_counts()

@@ -213,4 +213,5 @@ RULE_SET = RuleSet(
     reference_blocks=reference_blocks,
     action_names=ACTION_NAMES,
     config=_config,
+    chart="llama_sim.rulesets.shedding_chart:LAMA_CHART",
 )

@@ -1,4 +1,4 @@
-"""Llama Kadabra's quit chart: the collection kernel behind ``llamasim chart --game kadabra``.
+"""Llama Kadabra's quit chart: the collector behind ``llamasim chart --game kadabra``.
 
 The decision charted is the stuck one, as in L.A.M.A.: a normal turn in which no card fits and
 drawing is legal; quit vs draw. Kadabra's kernel logs only (seat, action), and a card's effects
@@ -9,11 +9,10 @@ the policy's own choice). A game is played with the action log; each logged DRAW
 RETURN_MAGIC (what a stuck player can do) is a candidate: the round is played again from its deal
 with the same policy stream, the stepper returning an illegal action at that decision, so the
 kernel raises before changing anything and its arrays and ``obs`` hold the TRUE state of the decision
-(hands, pile, tokens, stage, magic token), from which ``_stuck`` tells whether it is stuck (the kernel
-wrote its legal set into a byte array before issue 12; now it hands the policy a bit mask only). From
-there, as in ``chart.py``: quit, then everyone plays the policy to the end of the round; draw, then the same, both with the
-same fresh policy stream (common random numbers). The deciding seat's first action is forced by the
-same stepper at decision 0. One adapter, ``_kadabra_round``, calls the kernel.
+(hands, pile, tokens, stage, magic token), from which ``_stuck`` tells whether it is stuck. From
+there, as in every chart: quit, then everyone plays the policy to the end of the round; draw, then
+the same, both with the same fresh policy stream (common random numbers). The deciding seat's first
+action is forced by the same stepper at decision 0. One adapter, ``_kadabra_round``, calls the kernel.
 
 Value of a branch (lower is better), as the ``penalty`` of Kadabra: ``own`` the change of the seat's
 token total (1s + 10s) over the rest of the round, end-of-round scoring (hand points, the magic
@@ -29,31 +28,25 @@ nothing (token classes 10, 1, 0). The chart is built for the default deck and sy
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.analysis.chart import (
-    BRANCH_STREAM, M_WIN, _add, _close_game, _game_sums, game_over, score_change_value,
-)
 from llama_sim.core.chart_data import MAX_HAND
+from llama_sim.core.chart_kernel import (
+    BRANCH_STREAM, COLLECT_SIG, M_WIN, STUCK_WORDING, ChartRules, add_sample, close_game, game_over, game_sums,
+    score_change_value, wrapped_lineup,
+)
 from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, win_units
+from llama_sim.core.jit import Kernel
+from llama_sim.core.registry import POLICY_SIG
+from llama_sim.rulesets.kadabra import RULE_SET
 from llama_sim.rulesets.kadabra import kernel as KK
 from llama_sim.rulesets.kadabra import tables as KT
 from llama_sim.rulesets.kadabra.kernel import deal_round as kd_deal_round, score_round as kd_score_round
-from llama_sim.core.jit import Kernel
-from llama_sim.core.registry import POLICIES_TYPE, POLICY_SIG
 
 STEP_ENTRY = 1  # line-up entry 1: the policy behind the stepper
 STOP = -1  # the stepper's illegal action: the kernel raises at that decision, its state untouched
-
-
-def _default_base() -> np.ndarray:
-    from llama_sim.core.ruleset import get_game
-
-    return KK.deck_from_counts(get_game("kadabra").config())
-
-
-KD_BASE = _default_base()  # the unshuffled default deck (a chart is built for it)
+KD_BASE = KK.deck_from_counts(RULE_SET.config())  # the unshuffled default deck (a chart is built for it)
 
 
 def stepper_policy(policy):
@@ -92,7 +85,7 @@ def _totals(n, ones, tens, out):
 def _stuck(obs, hands):
     """At a decision where a stepper stopped the kernel (its arrays and ``obs`` hold that decision's
     state): a normal turn in which drawing is legal and no card fits. (The kernel's legal set, a bit
-    mask since issue 12, is not written anywhere; this is its rule for the turn: draw while the pile has
+    mask, is not written anywhere; this is its rule for the turn: draw while the pile has
     cards and somebody else is in the round, a card when ``PLAYABLE`` on the top's kind.)"""
     if obs[KT.OBS_PHASE] != KT.PHASE_TURN or obs[KT.OBS_DRAW_PILE] <= 0 or obs[KT.OBS_ACTIVE] <= 1:
         return False
@@ -198,8 +191,8 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
     prng = np.zeros(2, np.uint64)
     bp = np.zeros(2, np.uint64)
     grng = np.zeros(2, np.uint64)
-    gs_pile, gn_pile, touched_pile = _game_sums(acc_pile)
-    gs_opp, gn_opp, touched_opp = _game_sums(acc_opp)
+    gs_pile, gn_pile, touched_pile = game_sums(acc_pile)
+    gs_opp, gn_opp, touched_opp = game_sums(acc_opp)
     last_col = params.shape[1] - 1
     for g in range(first_game, first_game + n_games):
         R.seed_state(drng, seed, g, R.DEAL_STREAM)
@@ -266,19 +259,29 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                                    obs, nolog)
                 k_dec += 1
                 pq = 1 if a == KT.QUIT else 0
-                nt_pile = _add(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, tc, pts, pile_bin[pile], vq - vd, pq)
-                nt_opp = _add(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, tc, pts, opp_bin[opp], vq - vd, pq)
+                nt_pile = add_sample(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile, tc, pts, pile_bin[pile],
+                                     vq - vd, pq)
+                nt_opp = add_sample(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp, tc, pts, opp_bin[opp], vq - vd, pq)
             kd_score_round(n, hands, out, ones, tens, board, points)
             _totals(n, ones, tens, totals)
             start = last_actor
             if game_over(totals, n):
                 break
-        _close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
-        _close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
+        close_game(acc_pile, gs_pile, gn_pile, touched_pile, nt_pile)
+        close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
 
 
-_ACC = types.int64[:, :, :, ::1]
-COLLECT_SIG = types.void(types.uint64, types.int64, types.int64, types.int64, POLICIES_TYPE,
-                         types.float64[:, ::1], types.int64, types.int64[::1], types.int64[::1], _ACC, _ACC)
 
-collect = Kernel(_collect, lambda: COLLECT_SIG, "kadabra chart kernel")
+def lineup(player, force_first):
+    """Entry 0 the player's policy, entry 1 its stepper (two params columns after the policy's: the
+    decision number and the action)."""
+    return wrapped_lineup(player, stepper_policy(player.strategy.policy), 2)
+
+
+CHART = ChartRules(
+    collect=Kernel(_collect, lambda: COLLECT_SIG, "kadabra chart kernel"),
+    lineup=lineup,
+    default_policy="showman",
+    title="Llama Kadabra",
+    wording=STUCK_WORDING,
+)
