@@ -135,3 +135,12 @@ def test_bad_input_is_a_usage_error(game):
         llama_sim.compare(game, ["no_such_strategy"], rounds=100, quiet=True)
     with pytest.raises(UsageError):
         spec.config(no_such_option="x")
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_bench_measures_every_rule_set_and_its_kernel_agrees_with_the_reference(game):
+    from llama_sim.analysis.bench import bench_game
+
+    row = bench_game(get_game(game), rounds=2000, reference_rounds=50, threads=1)
+    assert row["reference_agrees"] is True and row["kernel_rounds_per_s_1_thread"] > 0
+    assert (row["lineup_rounds_per_s_1_thread"] is None) == (get_game(game).run_blocks_with is None)

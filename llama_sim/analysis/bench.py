@@ -35,9 +35,11 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     ``llama_sim.run.lineup``; its compile is outside the timing) on the same rounds, the reference engine on
     ``reference_rounds`` of them, and whether both kernels' sums equal the reference's there."""
     name = game.bench_strategy
-    players = [registry.parse_spec(game.name, name) for _ in range(BENCH_PLAYERS)]
+    seats = min(max(BENCH_PLAYERS, game.min_players), game.max_players)
+    players = [registry.parse_spec(game.name, name) for _ in range(seats)]
     plan = seat_plan(game, players, False, game.config())
-    kernels = {kind: with_kernel(plan, kind) for kind in ("generic", "lineup")}
+    kinds = ("generic", "lineup") if game.run_blocks_with is not None else ("generic",)
+    kernels = {kind: with_kernel(plan, kind) for kind in kinds}
     threads = default_threads() if threads is None else threads
     rates = {}
     for kind, work in kernels.items():
@@ -60,14 +62,14 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     per_round = calls[0] / reference_rounds
     one = rates["generic", 1]
     return {
-        "game": game.name, "line-up": f"{BENCH_PLAYERS} x {name}",
+        "game": game.name, "line-up": f"{seats} x {name}",
         "kernel_rounds_per_s_1_thread": round(one),
         f"kernel_rounds_per_s_{threads}_threads": round(rates["generic", threads]),
-        "lineup_rounds_per_s_1_thread": round(rates["lineup", 1]),
-        f"lineup_rounds_per_s_{threads}_threads": round(rates["lineup", threads]),
+        "lineup_rounds_per_s_1_thread": round(rates["lineup", 1]) if "lineup" in kernels else None,
+        f"lineup_rounds_per_s_{threads}_threads": round(rates["lineup", threads]) if "lineup" in kernels else None,
         "decisions_per_round": round(per_round, 2),
         "kernel_decisions_per_s_1_thread": round(one * per_round),
-        "lineup_decisions_per_s_1_thread": round(rates["lineup", 1] * per_round),
+        "lineup_decisions_per_s_1_thread": round(rates["lineup", 1] * per_round) if "lineup" in kernels else None,
         "reference_rounds_per_s": round(ref),
         "speedup_1_thread": round(one / ref, 1),
         "reference_agrees": agree,

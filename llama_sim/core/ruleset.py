@@ -44,6 +44,10 @@ class RuleSet:
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
+    # The block loop a line-up kernel compiles around a line-up's own policies (``run.lineup``): a jitted
+    # ``run_blocks_with`` whose module also defines ``blocks_core`` and ``blocks_core_with``; None: the
+    # rule set plays with its generic kernel only.
+    run_blocks_with: Callable | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
     # Its quit chart (``llamasim chart``): a core.chart_kernel.ChartRules, or "module:NAME" naming one
     # (imported on first use, as chart code imports its rule set); None: the rule set has no chart.

@@ -217,6 +217,7 @@ RULE_SET = RuleSet(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     run_blocks=run_blocks,
+    run_blocks_with=run_blocks_with,
     reference_blocks=reference_blocks,
     action_names=ACTION_NAMES,
     config=config,
