@@ -532,9 +532,9 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         # the policy's: dice forces its first decision (one column), Kadabra steps it (two; chart_kadabra)
         if dice:
             from llama_sim.analysis import chart_dice as collector
-            from llama_sim.analysis.advise import _turn_index, forced_policy
+            from llama_sim.analysis.advise import forced_policy, turn_index
             key = player.strategy.game + "." + player.strategy.name
-            wrapper, extra = forced_policy("dice", key, player.strategy.policy, _turn_index("dice")), 1
+            wrapper, extra = forced_policy("dice", key, player.strategy.policy, turn_index("dice")), 1
         else:
             from llama_sim.analysis import chart_kadabra as collector
             wrapper, extra = collector.stepper_policy(player.strategy.policy), 2

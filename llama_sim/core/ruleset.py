@@ -40,6 +40,7 @@ class RuleSet:
     describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
     options: dict[str, str] = field(default_factory=dict)  # option name -> help
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
+    advice: object = None  # its part of ``advise`` (core.advice.AdviceHooks), or the module whose ADVICE it is
 
     def __post_init__(self):
         if not self.strategies_module:

@@ -225,6 +225,7 @@ RULE_SET = RuleSet(
                           "(layout: llama_sim/rulesets/kadabra/symbols.toml)",
              "magic_token": "on | off: no card carries the magic symbol, so the magic token stays in the pool",
              "magic_show": "on | off: a llama stakes nothing, so no token goes on the stage and no show starts"},
+    advice="llama_sim.rulesets.kadabra.advise",
 )
 
 assert MAX_PLAYERS == 6 and DEFAULT_DESCRIPTION

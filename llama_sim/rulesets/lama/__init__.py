@@ -213,4 +213,5 @@ RULE_SET = RuleSet(
     reference_blocks=reference_blocks,
     action_names=ACTION_NAMES,
     config=_config,
+    advice="llama_sim.rulesets.lama.advise",
 )

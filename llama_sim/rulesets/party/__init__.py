@@ -332,4 +332,5 @@ RULE_SET = RuleSet(
     describe_config=_describe,
     options={"pink_llama": "rulebook | plain: the pink llama plays and scores as an ordinary llama",
              "plus_cards": "rulebook | plain: the plus cards are ordinary cards (no extra turn)"},
+    advice="llama_sim.rulesets.party.advise",
 )
