@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from llama_sim.core.advice import GAME_STREAM, ExactAnswer, RolloutLineup, advice_of, forced_policy  # noqa: F401
+from llama_sim.core.advice import ExactAnswer, RolloutLineup, advice_of, forced_policy
 from llama_sim.core.errors import UsageError
 from llama_sim.core.position import Position, position_from_state  # noqa: F401 (part of this module's API)
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec

@@ -69,7 +69,8 @@ class AdviceHooks(Protocol):
         rule set's own (a deck file)."""
 
     def deck_counts(self, cfg: np.ndarray) -> np.ndarray:
-        """The cards per code a run with ``cfg`` deals from."""
+        """The cards per code of the deck ``cfg`` names (a deck file), for ``make_position``; a rule set
+        whose options never change the deck returns its own."""
 
     def root_actions(self, pos: Position) -> list[int]:
         """The acting seat's legal actions at the position."""

@@ -191,12 +191,12 @@ class SheddingAdvice:
         kernel = shedding_rollouts.get()
         full = np.ascontiguousarray(rules.deck, dtype=np.int8)
         n = pos.n
-        _, funcs, slots, params, first_e, rest_e = line
 
         def run(first, count, s1, s2):
             kernel(rules.can_play, rules.extra_turn, rules.code_penalty, rules.twins, rules.flags, full,
                    seed, first, count, n, pos.hand, pos.top, discard0, unseen, pos.hand_sizes, pos.pile,
-                   pos.quit, pos.scores, actions, funcs, slots, params, first_e, rest_e, game_horizon, s1, s2)
+                   pos.quit, pos.scores, actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
+                   line.rest_entries, game_horizon, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:

@@ -170,11 +170,11 @@ class DiceAdvice:
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         kernel = dice_rollouts.get()
         n = pos.n
-        _, funcs, slots, params, first_e, rest_e = line
 
         def run(first, count, s1, s2):
             kernel(cfg, seed, first, count, n, pos.rows, pos.llama_row, pos.discard, pos.quit, pos.scores,
-                   actions, funcs, slots, params, first_e, rest_e, game_horizon, s1, s2)
+                   actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
+                   line.rest_entries, game_horizon, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:

@@ -230,11 +230,11 @@ class KadabraAdvice:
         base = KK.deck_from_counts(counts)
         kernel = kadabra_rollouts.get()
         n = pos.n
-        _, funcs, slots, params, first_e, rest_e = line
 
         def run(first, count, s1, s2):
             kernel(base, seed, first, count, n, pos.hand, discard0, unseen, pos.hand_sizes, pos.quit, pos.ones,
-                   pos.tens, board, actions, funcs, slots, params, first_e, rest_e, game_horizon, s1, s2)
+                   pos.tens, board, actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
+                   line.rest_entries, game_horizon, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:
