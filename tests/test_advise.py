@@ -135,7 +135,7 @@ def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_f
     pol, par = showman.strategy.policy, np.append(showman.params, 0.0)
     used = pos.hand + pos.discard
     used[pos.top] += 1
-    unseen = np.repeat(np.arange(K.N_CODES), pos.kadabra_counts - used)
+    unseen = np.repeat(np.arange(K.N_CODES), pos.deck_counts - used)
     gen = np.random.default_rng(11)
     t = res.table[res.table.metric == "penalty_per_round"].set_index("action")
     sums = {a: [] for a in t.index}

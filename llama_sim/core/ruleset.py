@@ -52,6 +52,7 @@ class RuleSet:
     # Its quit chart (``llamasim chart``): a core.chart_kernel.ChartRules, or "module:NAME" naming one
     # (imported on first use, as chart code imports its rule set); None: the rule set has no chart.
     chart: object = None
+    advice: object = None  # its part of ``advise`` (core.advice.AdviceHooks), or the module whose ADVICE it is
 
     def __post_init__(self):
         if not self.strategies_module:

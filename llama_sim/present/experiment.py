@@ -78,6 +78,7 @@ from llama_sim.analysis.compare import (
 )
 from llama_sim.analysis.league import league
 from llama_sim.analysis.tune import tune
+from llama_sim.core.advice import advice_of
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import solvable_names
 from llama_sim.core.output import ci_text as _ci
@@ -385,11 +386,9 @@ def _check_advise(check, where, step, spec, defaults, game) -> dict:
 
     position = {k: step[k] for k in ADVISE_POSITION_KEYS if k in step}
     try:
-        counts = None
-        deck_file = spec.get("options", {}).get("deck_file")
-        if game.name == "kadabra" and deck_file:
-            counts = game.config(deck_file=deck_file)[:36]  # the card counts (kadabra.N_CODES)
-        make_position(game.name, kadabra_counts=counts, **position)
+        rule_options = spec.get("options", {})  # a deck file changes the cards a position may hold
+        counts = advice_of(game).deck_counts(game.config(**rule_options)) if rule_options else None
+        make_position(game.name, deck_counts=counts, **position)
     except (UsageError, ValueError, TypeError) as exc:
         check.fail(f"{where}position", str(exc))
     args: dict = {"position": position}

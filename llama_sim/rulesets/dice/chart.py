@@ -38,18 +38,10 @@ from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, distinct_penalty, largest
 from llama_sim.core.jit import Kernel
 from llama_sim.rulesets import dice as D
 from llama_sim.rulesets.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY
+from llama_sim.rulesets.dice.advise import score_dice_round
 
 DEFAULT_CFG = D.RULE_SET.config()  # the default dice layout (a chart is built for it)
 FORCED_ENTRY = 1  # line-up entry 1: the policy with its first decision forced (see ``lineup``)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def score_round(n, rows, end, last_actor, scores):
-    """Add a finished round's points to ``scores``; the player who went out returns a token."""
-    for s in range(n):
-        scores[s] += D.round_points(rows, s, end, last_actor)
-    if end == D.END_OUT:
-        scores[last_actor] -= largest_token(scores[last_actor], False)
 
 
 @njit(cache=True, nogil=True)
@@ -77,7 +69,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
     end, last_actor, _ = _dice_round(n, br, bl, bd, bq, seat, bs, bret, cfg, policies, slot_of_entry, params,
                                      entry_of_seat, prng, dice_rng, obs, nolog)
     entry_of_seat[seat] = 0
-    score_round(n, br, end, last_actor, bs)
+    score_dice_round(n, br, end, last_actor, bs)
     if measure != M_WIN:
         return score_change_value(measure, seat, n, scores, bs)
     start = last_actor
@@ -88,7 +80,7 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
         bret[:] = 0
         end, last_actor, _ = _dice_round(n, br, bl, bd, bq, start, bs, bret, cfg, policies, slot_of_entry, params,
                                          entry_of_seat, prng, dice_rng, obs, nolog)
-        score_round(n, br, end, last_actor, bs)
+        score_dice_round(n, br, end, last_actor, bs)
         start = last_actor
     return -win_units(bs, n)[seat]
 
@@ -217,7 +209,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                         lr[c] = 0
                         h[seat, c] += 1
                 k += 1
-            score_round(n, rows, end, last_actor, scores)
+            score_dice_round(n, rows, end, last_actor, scores)
             start = last_actor
             if game_over(scores, n):
                 break

@@ -1,0 +1,184 @@
+"""``advise`` on LAMA Dice: reading a position (every row, the llama row, the discarded cards), its
+actions (roll or quit), the roll-out kernel and the exact answer for a player left alone.
+
+Dice has no hidden cards (every row is public, the set-aside cards never come back into play), so a
+roll-out only draws dice: the policy stream (seed, i, POLICY) and the dice stream (seed, i, DICE).
+Alone (every other player has quit), with the round horizon, the exact solo solver of
+``llamasim solve dice`` answers instead (token returns not counted, as there). The roll-out kernel
+calls the game kernel only through ``dice_round``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from llama_sim.core import rng as R
+from llama_sim.core.advice import GAME_STREAM, ExactAnswer, action_phrase
+from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
+from llama_sim.core.errors import UsageError
+from llama_sim.core.jit import Kernel
+from llama_sim.core.position import Position, int_list, quit_flags
+from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.rulesets import dice as D
+from llama_sim.rulesets.dice.solver import parse_cards, solve_solo
+
+
+@njit(cache=True, nogil=True)
+def dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+               policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log):
+    """-> (end, last_actor)"""
+    end, last_actor, _ = D.play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                      policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
+                                      obs, log)
+    return end, last_actor
+
+
+@njit(cache=True, nogil=True, inline="always")
+def score_dice_round(n, rows, end, last_actor, scores):
+    """Add a finished dice round's points to ``scores``; the player who went out returns a token."""
+    for s in range(n):
+        scores[s] += D.round_points(rows, s, end, last_actor)
+    if end == D.END_OUT:
+        scores[last_actor] -= largest_token(scores[last_actor], False)
+
+
+_DICE_DECK = D.DECK  # a plain global: Numba cannot inline through module.ARRAY.method
+
+
+def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0, scores0,
+                   actions, policies, slot_of_entry, params0, first_entries, rest_entries, game_horizon, s1, s2):
+    """Roll-outs of a dice position (all public: only the dice are random), every action on each."""
+    k_actions = actions.shape[0]
+    params = params0.copy()
+    prng = np.zeros(2, np.uint64)
+    dice_rng = np.zeros(2, np.uint64)
+    grng = np.zeros(2, np.uint64)
+    rows = np.zeros((n, D.N_CODES), np.int64)
+    llama_row = np.zeros(D.N_CODES, np.int64)
+    discarded = np.zeros(D.N_CODES, np.int64)
+    quit = np.zeros(n, np.int64)
+    scores = np.zeros(n, np.int64)
+    returned = np.zeros(n, np.int64)
+    deck = _DICE_DECK.copy()
+    obs = np.zeros(D.OBS_LEN, np.int64)
+    log = np.zeros((0, 3), np.int64)
+    v = np.zeros(3 * k_actions, np.int64)
+    forced_entry = first_entries[0]
+    for b in range(first, first + count):
+        v[:] = 0
+        for k in range(k_actions):
+            rows[:, :] = rows0
+            llama_row[:] = llama0
+            discarded[:] = discarded0
+            quit[:] = quit0
+            scores[:] = scores0
+            returned[:] = 0
+            params[forced_entry, params.shape[1] - 1] = actions[k]
+            R.seed_state(prng, seed, b, R.POLICY_STREAM)
+            R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
+            end, last_actor = dice_round(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
+                                         policies, slot_of_entry, params, first_entries, prng, dice_rng,
+                                         obs, log)
+            score_dice_round(n, rows, end, last_actor, scores)
+            v[k] = scores[0] - scores0[0]
+            v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
+            if game_horizon:
+                R.seed_state(grng, seed, b, GAME_STREAM)
+                start = last_actor
+                for r in range(MAX_ROUNDS_PER_GAME):
+                    top_score = 0
+                    for s in range(n):
+                        top_score = max(top_score, scores[s])
+                    if top_score >= GAME_END_SCORE:
+                        break
+                    D.deal_round(n, deck, rows, llama_row, discarded, quit, grng)
+                    end, last_actor = dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                                 policies, slot_of_entry, params, rest_entries, prng, dice_rng,
+                                                 obs, log)
+                    score_dice_round(n, rows, end, last_actor, scores)
+                    start = last_actor
+                v[2 * k_actions + k] = win_units(scores, n)[0]
+        accumulate(v, s1, s2)
+
+
+_I64, _I64A, _I64M = types.int64, types.int64[::1], types.int64[:, ::1]
+DICE_ROLLOUTS_SIG = types.void(
+    _I64A, types.uint64, _I64, _I64, _I64, _I64M, _I64A, _I64A, _I64A, _I64A,
+    _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, types.boolean, _I64A, _I64M)
+dice_rollouts = Kernel(_dice_rollouts, lambda: DICE_ROLLOUTS_SIG, "advise dice roll-outs")
+
+
+class DiceAdvice:
+    """``advise`` on LAMA Dice (``core.advice.AdviceHooks``)."""
+
+    default_policy = "solo_optimal"
+    turn_index = D.OBS_TURN
+    position_keys = ("row", "llama_row", "rows", "quit", "scores", "discard")
+
+    def deck_counts(self, cfg) -> np.ndarray:
+        return D.TOTAL_OF_CODE.copy()
+
+    def make_position(self, deck_counts=None, *, row=None, llama_row=None, rows=None, quit=None, scores=None,
+                      discard=None) -> Position:
+        if row is None:
+            raise UsageError('a dice position needs --row (your row, e.g. "2 5 L")')
+        try:
+            own = parse_cards(str(row))
+            lrow = parse_cards(str(llama_row if llama_row is not None else "1 2 3 4 5 6 L"))
+            others = [parse_cards(r) for r in str(rows).split(";")] if rows else []
+            disc = parse_cards(str(discard)) if discard is not None else np.zeros(D.N_CODES, np.int64)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if not others:
+            raise UsageError('--rows: the other players\' rows in turn order after you, ";"-separated (e.g. "1 2;L 4")')
+        all_rows = np.array([own] + others, np.int64)
+        n = len(all_rows)
+        flags = quit_flags(quit, n)
+        sc = np.array(int_list(scores, "--scores", n) if scores is not None else [0] * n, np.int64)
+        if own.sum() == 0:
+            raise UsageError("the row is empty: that player has gone out, there is nothing to decide")
+        if not 2 <= n <= 6:
+            raise UsageError(f"{n} players: dice takes 2 to 6 (--rows lists the others)")
+        rows_, lrow_, disc_, quit_, _, sc_ = D.check_position(all_rows, lrow, disc, flags, 0, sc)
+        return Position(game="dice", n=n, hand=own, quit=quit_, scores=sc_, rows=rows_, llama_row=lrow_,
+                        discard=disc_)
+
+    def root_actions(self, pos: Position) -> list[int]:
+        return [D.ROLL, D.QUIT]
+
+    def why_illegal(self, pos: Position, name: str) -> str:
+        return f"{name} is not allowed in this position"
+
+    def action_key(self, pos: Position, text: str) -> str:
+        return text
+
+    def chance_free(self, pos: Position, name: str) -> bool:
+        return name == "quit"  # the own row is final; nobody can change it
+
+    def exact_answer(self, pos: Position, names: list[str], cfg, horizon: str) -> ExactAnswer | None:
+        """Alone with the round horizon: ``solve dice``'s exact values (token returns not counted)."""
+        if horizon != "round" or pos.players_in != 1:
+            return None
+        layout = D.LAYOUT_NAMES[int(cfg[0])]
+        v = solve_solo(pos.hand, pos.llama_row, layout)
+        values = {"roll": float(v.roll_value), "quit": float(v.quit_value)}
+        summary = (f"Alone, solved exactly (as `llamasim solve dice`, token returns not counted): "
+                   f"quit {values['quit']:.4f}, roll on {values['roll']:.4f}")
+        return ExactAnswer({a: values[a] for a in names}, v.best_action, summary, ["optimal"],
+                           [f"dice layout {layout}"])
+
+    def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
+        kernel = dice_rollouts.get()
+        n = pos.n
+
+        def run(first, count, s1, s2):
+            kernel(cfg, seed, first, count, n, pos.rows, pos.llama_row, pos.discard, pos.quit, pos.scores,
+                   actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
+                   line.rest_entries, game_horizon, s1, s2)
+        return run
+
+    def phrase(self, name: str) -> str:
+        return action_phrase(name, {"roll": "rolling", "quit": "quitting"})
+
+
+ADVICE = DiceAdvice()
