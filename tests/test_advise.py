@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from llama_sim.analysis import advise as A
 from llama_sim.rulesets import lama
+from llama_sim.core.position import position_from_state
 from llama_sim.core.registry import parse_spec
 from cli_helpers import call
 
@@ -206,7 +207,7 @@ def test_roll_out_inputs_depend_only_on_what_the_seat_sees(deal_seed, n, perm_se
         k += sizes[s]
     top, rest = int(deck[k]), deck[k + 1:]
     pile_n = int(gen.integers(0, len(rest) + 1))
-    pos = A.position_from_state("lama", hands, top, pile_n)
+    pos = position_from_state("lama", hands, top, pile_n)
     # permute every unseen card among the other hands, the pile and the covered discard
     hidden = np.concatenate([np.repeat(np.arange(7), hands[1:].sum(axis=0)), rest])
     hidden = np.random.default_rng(perm_seed).permutation(hidden)
@@ -217,7 +218,7 @@ def test_roll_out_inputs_depend_only_on_what_the_seat_sees(deal_seed, n, perm_se
         for c in hidden[k:k + sizes[s]]:
             other[s, c] += 1
         k += sizes[s]
-    pos2 = A.position_from_state("lama", other, top, pile_n)
+    pos2 = position_from_state("lama", other, top, pile_n)
     assert pos.canonical() == pos2.canonical()
     r1 = A.advise_position(pos, n_rollouts=16, seed=3)
     r2 = A.advise_position(pos2, n_rollouts=16, seed=3)

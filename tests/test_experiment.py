@@ -271,7 +271,7 @@ def test_builtin_report(capsys, tmp_path):
     doc = json.loads(stdout)
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
         ["league", "first-player"]
-    from llama_sim.analysis.league import builtin_strategies
+    from llama_sim.core.registry import builtin_strategies
 
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
     assert set(ranking.strategy) == set(builtin_strategies("lama")) >= {"always_quit", "greedy", "smart", "chart"}

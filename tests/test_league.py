@@ -169,7 +169,7 @@ def test_league_api_matches_the_cli_json(capsys):
         assert json.loads(to_json(getattr(r, name))) == doc[name]
     code, out, err = call(capsys, "compare", "-g", "lama", "--league", "all", "-p", "2", "--games", "300", "-q")
     assert code == 0, err
-    from llama_sim.analysis.league import builtin_strategies
+    from llama_sim.core.registry import builtin_strategies
 
     assert out.startswith(f"L.A.M.A.: league of {len(builtin_strategies('lama'))} strategies at 2 players")
     assert "At 2 players " in out

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import llama_sim
+from llama_sim.analysis.advise import make_position
 from llama_sim.core import registry
+from llama_sim.core.advice import advice_of
 from llama_sim.core.engine import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M_WIN60, WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RULE_SETS, get_game, register
@@ -32,7 +34,7 @@ def toy_registered():
 
 def line_up(game: str, n: int, seed: int = 0) -> list:
     """``n`` players cycling through the rule set's strategies (shuffled by ``seed``)."""
-    names = [s.name for s in registry.strategies_for(game)]
+    names = registry.builtin_strategies(game)
     order = np.random.default_rng(seed).permutation(len(names))
     return [registry.parse_spec(game, names[order[s % len(names)]]) for s in range(n)]
 
@@ -100,7 +102,7 @@ def test_a_round_has_at_most_one_player_out_and_each_quits_at_most_once(game):
 @pytest.mark.parametrize("game", NAMES)
 def test_every_strategy_of_the_rule_set_loads_and_plays_in_compare(game):
     spec = get_game(game)
-    names = [s.name for s in registry.strategies_for(game)]
+    names = registry.builtin_strategies(game)
     assert names, f"{game} registers no strategy"
     for k in range(0, len(names), spec.min_players):
         chunk = names[k:k + spec.min_players]
@@ -117,7 +119,7 @@ def test_every_strategy_of_the_rule_set_loads_and_plays_in_compare(game):
 @pytest.mark.parametrize("game", NAMES)
 def test_simulate_and_compare_through_the_api(game):
     spec = get_game(game)
-    names = [s.name for s in registry.strategies_for(game)][:2]
+    names = registry.builtin_strategies(game)[:2]
     sim = llama_sim.simulate(game, [names[0]] * spec.min_players, rounds=500, seed=2, quiet=True)
     assert sorted(sim.results.seat.dropna().unique().tolist()) == list(range(spec.min_players))
     cmp = llama_sim.compare(game, names, players=spec.min_players, games=30, seed=2, quiet=True)
@@ -128,7 +130,7 @@ def test_simulate_and_compare_through_the_api(game):
 @pytest.mark.parametrize("game", NAMES)
 def test_bad_input_is_a_usage_error(game):
     spec = get_game(game)
-    name = registry.strategies_for(game)[0].name
+    name = registry.builtin_strategies(game)[0]
     with pytest.raises(UsageError):
         llama_sim.compare(game, [name], players=spec.max_players + 1, rounds=100, quiet=True)
     with pytest.raises(UsageError):
@@ -144,3 +146,31 @@ def test_bench_measures_every_rule_set_and_its_kernel_agrees_with_the_reference(
     row = bench_game(get_game(game), rounds=2000, reference_rounds=50, threads=1)
     assert row["reference_agrees"] is True and row["kernel_rounds_per_s_1_thread"] > 0
     assert (row["lineup_rounds_per_s_1_thread"] is None) == (get_game(game).run_blocks_with is None)
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_advise_values_every_legal_action_and_quitting_exactly(game):
+    """The rule set's example position: every legal action gets a value, the best is one of them, and
+    quitting, where the rule set calls it chance-free, has an interval of zero width."""
+    advice = advice_of(get_game(game))
+    pos = make_position(game, **advice.example)
+    legal = {get_game(game).action_names[a] for a in advice.root_actions(pos)}
+    r = llama_sim.advise(game, n_rollouts=200, seed=4, **advice.example)
+    values = r.table[r.table.metric == "penalty_per_round"].set_index("action")
+    assert set(values.index) == legal and r.best in legal
+    assert "quit" in legal  # every example position lets its player quit
+    quit = values.loc["quit"]
+    if advice.chance_free(pos, "quit"):
+        assert quit.ci_low == quit.value == quit.ci_high
+    assert quit.ci_low <= quit.value <= quit.ci_high
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_bad_positions_are_usage_errors(game):
+    advice = advice_of(get_game(game))
+    with pytest.raises(UsageError):
+        llama_sim.advise(game, n_rollouts=10, **{**advice.example, "scores": "1,2,3,4,5,6,7,8"})
+    with pytest.raises(UsageError):
+        llama_sim.advise(game, n_rollouts=10, **advice.example, no_such_key="x")
+    with pytest.raises(UsageError):
+        llama_sim.advise(game, n_rollouts=10, **advice.example, actions=["no such action"])

@@ -99,22 +99,18 @@ def load_position_file(path: str | Path) -> dict:
     return out
 
 
-def make_position(game: str, *, hand=None, top=None, hand_sizes=None, quit=None, pile=None, discard=None,
-                  scores=None, ones=None, tens=None, magic=None, stage=None, show=False, row=None, llama_row=None,
-                  rows=None, deck_counts=None) -> Position:
+def make_position(game: str, *, deck_counts=None, **options) -> Position:
     """Parse and check a typed-in position (the ``advise`` options); UsageError names the problem.
     An option the rule set does not take is an error; ``deck_counts`` is the deck (cards per code)
     when a deck file replaces the rule set's own."""
     rule_set = get_game(game)
     advice = advice_of(rule_set)
-    options = dict(hand=hand, top=top, hand_sizes=hand_sizes, quit=quit, pile=pile, discard=discard, scores=scores,
-                   ones=ones, tens=tens, magic=magic, stage=stage, show=show, row=row, llama_row=llama_row, rows=rows)
     for key, value in options.items():
         if value is not None and value is not False and key not in advice.position_keys:
             takes = ", ".join(option_flag(k) for k in advice.position_keys)
             raise UsageError(f"{option_flag(key)} is not a {rule_set.name} option "
                              f"({rule_set.name} positions take {takes})")
-    return advice.make_position(deck_counts, **{k: options[k] for k in advice.position_keys})
+    return advice.make_position(deck_counts, **{k: v for k, v in options.items() if k in advice.position_keys})
 
 
 # ================================================================================ actions and line-up
@@ -454,15 +450,15 @@ def _sentence(res_rows: dict, ranking: list[str], horizon: str, exact: dict, phr
 
 def advise_position(pos: Position, *, actions: list[str] | None = None, policy=None, opponents=None,
                     horizon="round", n_rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1,
-                    threads=1, dice_layout=None, level=0.95) -> AdviceResult:
+                    threads=1, level=0.95, **rule_options) -> AdviceResult:
     """Value every legal action (or ``actions``) of a position: roll-outs, or the rule set's exact
     answer where it has one. The reusable core of ``llamasim advise`` and the quit charts.
-    ``dice_layout`` is a rule-set option (``RuleSet.config``) of the rule sets that take it."""
+    ``rule_options``: the rule set's options (``RuleSet.config``), e.g. a dice layout."""
     rule_set = get_game(pos.game)
     advice = advice_of(rule_set)
     chosen = select_actions(pos, actions)
     names = rule_set.action_names
-    cfg = rule_set.config(**({} if dice_layout is None else {"dice_layout": dice_layout}))
+    cfg = rule_set.config(**rule_options)
     answer = advice.exact_answer(pos, [names[a] for a in chosen], cfg, horizon)
     if answer is not None:
         return _exact_result(pos, [names[a] for a in chosen], answer, horizon, seed)
@@ -532,22 +528,22 @@ def _exact_result(pos: Position, acts: list[str], answer: ExactAnswer, horizon: 
 
 def advise(game: str, *, position_file=None, actions=None, policy=None, opponents=None, horizon="round",
            n_rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1, threads=1,
-           dice_layout=None, deck_file=None, **position) -> AdviceResult:
+           **options) -> AdviceResult:
     """``llamasim advise`` as a library call: the position as keyword options (``hand``, ``top``,
     ``hand_sizes``, ``quit``, ``pile``, ``discard``, ``scores``; Kadabra ``ones``, ``tens``, ``magic``,
     ``stage``, ``show``; dice ``row``, ``llama_row``, ``rows``) or a TOML/JSON ``position_file``.
-    ``deck_file`` and ``dice_layout`` are rule-set options (``RuleSet.config``).
+    Options the rule set declares (``RuleSet.options``: ``deck_file``, ``dice_layout``) set the rules.
     Returns an ``AdviceResult`` (``table``, ``ranking``, ``best``, ``sentence``, ``plot()``)."""
+    rule_set = get_game(game)
+    rule_options = {k: v for k, v in options.items() if k in rule_set.options and v is not None}
+    position = {k: v for k, v in options.items() if k not in rule_set.options}
     if position_file is not None:
         given = {k: v for k, v in position.items() if v not in (None, False)}
         if given:
             raise UsageError(f"give the position either in --position or as options, not both ({', '.join(given)})")
         position = load_position_file(position_file)
-    rule_set = get_game(game)
-    counts = None
-    if deck_file is not None:
-        counts = advice_of(rule_set).deck_counts(rule_set.config(deck_file=deck_file))
+    counts = advice_of(rule_set).deck_counts(rule_set.config(**rule_options)) if rule_options else None
     pos = make_position(game, deck_counts=counts, **position)
     return advise_position(pos, actions=actions, policy=policy, opponents=opponents, horizon=horizon,
                            n_rollouts=n_rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
-                           threads=threads, dice_layout=dice_layout)
+                           threads=threads, **rule_options)

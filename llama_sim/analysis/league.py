@@ -69,11 +69,6 @@ STRONGEST_COLUMNS = ["game", "players", "metric", "best", "value", "ci_low", "ci
                      "h2h_ci_high", "lineups_both", "verdict", "sentence", "seed"]
 
 
-def builtin_strategies(game: str) -> list[str]:
-    """The built-in strategies of a rule set (never ones a strategies file added)."""
-    return [s.name for s in registry.strategies_for(game) if s.source.startswith("llama_sim.strategies")]
-
-
 def lineups(k: int, n: int) -> list[tuple[int, ...]]:
     """The line-ups of a league of ``k`` strategies at ``n`` seats: every ``n``-combination when
     ``k > n`` (lexicographic order), else the one line-up of all ``k``."""
@@ -216,7 +211,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     load_strategies(strategies_file)
     check_seed(seed)
     if isinstance(strategies, str):
-        strategies = builtin_strategies(spec.name) if strategies == "all" else [strategies]
+        strategies = registry.builtin_strategies(spec.name) if strategies == "all" else [strategies]
     strategies = list(strategies)
     if len(strategies) < 2:
         raise UsageError("a league needs at least two strategies")

@@ -62,6 +62,7 @@ class AdviceHooks(Protocol):
     default_policy: str  # the roll-out strategy spec when none is given
     turn_index: int  # the observation field counting this round's decisions (0 at the position)
     position_keys: tuple[str, ...]  # the position options the rule set takes
+    example: dict  # the options of a typical position (documentation and the rule-set test battery)
 
     def make_position(self, deck_counts=None, **options) -> Position:
         """Parse and check the position options (those of ``position_keys``; absent ones None/False)
@@ -98,12 +99,10 @@ class AdviceHooks(Protocol):
 
 
 def advice_of(rule_set) -> AdviceHooks:
-    """The rule set's advisor: ``RuleSet.advice`` itself, or the ``ADVICE`` of the module it names."""
-    advice = rule_set.advice
+    """The rule set's advisor (``RuleSet.advice``)."""
+    advice = rule_set.hook("advice")
     if advice is None:
         raise UsageError(f"{rule_set.name} has no advisor")
-    if isinstance(advice, str):
-        advice = importlib.import_module(advice).ADVICE
     return advice
 
 

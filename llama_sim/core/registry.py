@@ -258,6 +258,13 @@ def strategies_for(game: str) -> list[Strategy]:
     return [s for (g, _), s in sorted(_REGISTRY.items()) if g == game]
 
 
+def builtin_strategies(game: str) -> list[str]:
+    """The names of a rule set's own strategies (those of its ``strategies_module``; never ones a
+    strategies file or a test added)."""
+    module = get_game(game).strategies_module
+    return [s.name for s in strategies_for(game) if s.source == module]
+
+
 def get(game: str, name: str) -> Strategy:
     load_builtin(game)
     try:

@@ -49,21 +49,28 @@ class RuleSet:
     # rule set plays with its generic kernel only.
     run_blocks_with: Callable | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
-    # Its quit chart (``llamasim chart``): a core.chart_kernel.ChartRules, or "module:NAME" naming one
-    # (imported on first use, as chart code imports its rule set); None: the rule set has no chart.
+    # The hooks of ``llamasim chart`` (a core.chart_kernel.ChartRules) and of ``advise`` (a
+    # core.advice.AdviceHooks), or "module:NAME" naming them: imported on first use (``hook``), since that
+    # code imports its rule set and a plain simulation never needs it. None: the rule set has none.
     chart: object = None
-    advice: object = None  # its part of ``advise`` (core.advice.AdviceHooks), or the module whose ADVICE it is
+    advice: object = None
 
     def __post_init__(self):
         if not self.strategies_module:
             self.strategies_module = f"llama_sim.strategies.{self.name}"
 
+    def hook(self, field_name: str):
+        """The hooks held in ``field_name`` (``chart``, ``advice``), imported if the field names them."""
+        value = getattr(self, field_name)
+        if isinstance(value, str):
+            module, _, name = value.partition(":")
+            value = getattr(importlib.import_module(module), name)
+            setattr(self, field_name, value)
+        return value
+
     def chart_rules(self):
-        """The quit-chart hooks (``chart``, imported if it names them), or None without a chart."""
-        if isinstance(self.chart, str):
-            module, _, name = self.chart.partition(":")
-            self.chart = getattr(importlib.import_module(module), name)
-        return self.chart
+        """The quit-chart hooks, or None without a chart."""
+        return self.hook("chart")
 
     def reject_other_options(self, others: dict) -> None:
         """One line naming the options this rule set takes, if ``others`` (options its ``config`` does

@@ -189,9 +189,7 @@ def _strategies(check: _Checker, key: str, value, game) -> list[str]:
     from llama_sim.core import registry
 
     if value == "all":  # the built-in strategies only, never ones a strategies file added
-        from llama_sim.analysis.league import builtin_strategies
-
-        return builtin_strategies(game.name)
+        return registry.builtin_strategies(game.name)
     names = check.strings(key, value)
     for i, s in enumerate(names):
         try:

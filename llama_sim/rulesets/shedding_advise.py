@@ -128,8 +128,10 @@ class SheddingAdvice:
     position_keys = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores")
     turn_index = shedding.OBS_TURN
 
-    def __init__(self, rules: shedding.SheddingRules, default_policy: str, card_aliases: dict[str, str]):
+    def __init__(self, rules: shedding.SheddingRules, default_policy: str, card_aliases: dict[str, str],
+                 example: dict):
         self.rules = rules
+        self.example = example
         self.default_policy = default_policy
         self.card_aliases = card_aliases
         self.draw = rules.layout.draw

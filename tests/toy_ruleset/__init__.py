@@ -13,7 +13,8 @@ returns the largest token held. A game ends after the round in which someone rea
 after the previous starter starts the next round.
 
 Actions: 0..2 play that code, 3 draw, 4 quit. Observation (int64, ``OBS_LEN``): seat, players, top
-code, draw-pile size, players still in, then each seat's hand size, quit flag and score (3 each).
+code, draw-pile size, players still in, then each seat's hand size, quit flag and score (3 each),
+then the decisions taken so far this round.
 Random numbers: each round shuffles the whole deck with the deal stream (``rng.shuffle``).
 """
 from __future__ import annotations
@@ -37,8 +38,8 @@ HAND_SIZE = 3
 MIN_PLAYERS, MAX_PLAYERS = 2, 3
 DECK = np.repeat(np.arange(N_CODES, dtype=np.int64), 4)
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_PILE, OBS_ACTIVE = range(5)
-OBS_HAND_SIZES, OBS_QUIT, OBS_SCORES = 5, 8, 11
-OBS_LEN = 14
+OBS_HAND_SIZES, OBS_QUIT, OBS_SCORES, OBS_TURN = 5, 8, 11, 14
+OBS_LEN = 15
 NOBODY = 99  # no seat went out (``ILLEGAL`` is negative)
 
 
@@ -60,34 +61,27 @@ def legal_mask(hand, top, pile_left, others_in):
 
 
 @njit(cache=True)
-def play_round(n, start, scores, entry_of_seat, policies, slot_of_entry, params, drng, prng, penalty, quits, bad):
-    """One round from a fresh deal; per seat ``penalty`` and ``quits``; returns the seat that went
-    out, ``NOBODY`` or ``ILLEGAL`` (``bad`` = entry, seat, action)."""
-    deck = DECK.copy()
-    R.shuffle(deck, drng)
-    hands = np.zeros((n, N_CODES), np.int64)
-    for s in range(n):
-        for k in range(HAND_SIZE):
-            hands[s, deck[s * HAND_SIZE + k]] += 1
-    pos = n * HAND_SIZE
-    top = deck[pos]
-    pos += 1
-    quit = np.zeros(n, np.int64)
+def play_state(n, hands, pile, pos, top, quit, start, scores, entry_of_seat, policies, slot_of_entry, params, prng,
+               bad):
+    """Play a round on from a state: ``hands`` (a count per code per seat), the draw pile ``pile[pos:]``,
+    the ``top`` code, the ``quit`` flags; seat ``start`` acts first. Updates ``hands`` and ``quit``;
+    returns the seat that went out, ``NOBODY`` or ``ILLEGAL`` (``bad`` = entry, seat, action)."""
     obs = np.zeros(OBS_LEN, np.int64)
+    active = n - quit.sum()
     seat = start
-    active = n
-    out = NOBODY
+    turn = 0
     while active > 0:
         if quit[seat] == 0:
-            mask = legal_mask(hands[seat], top, DECK.shape[0] - pos, active > 1)
+            mask = legal_mask(hands[seat], top, pile.shape[0] - pos, active > 1)
             obs[OBS_SEAT], obs[OBS_PLAYERS], obs[OBS_TOP] = seat, n, top
-            obs[OBS_PILE], obs[OBS_ACTIVE] = DECK.shape[0] - pos, active
+            obs[OBS_PILE], obs[OBS_ACTIVE], obs[OBS_TURN] = pile.shape[0] - pos, active, turn
             for s in range(n):
                 obs[OBS_HAND_SIZES + s] = hands[s].sum()
                 obs[OBS_QUIT + s] = quit[s]
                 obs[OBS_SCORES + s] = scores[s]
             e = entry_of_seat[seat]
             a = policies[slot_of_entry[e]](obs, hands[seat], mask, params[e], prng)
+            turn += 1
             if a < 0 or a > QUIT or not (mask >> a) & 1:
                 bad[0], bad[1], bad[2] = e, seat, a
                 return ILLEGAL
@@ -95,15 +89,30 @@ def play_round(n, start, scores, entry_of_seat, policies, slot_of_entry, params,
                 quit[seat] = 1
                 active -= 1
             elif a == DRAW:
-                hands[seat, deck[pos]] += 1
+                hands[seat, pile[pos]] += 1
                 pos += 1
             else:
                 hands[seat, a] -= 1
                 top = a
                 if hands[seat].sum() == 0:
-                    out = seat
-                    break
+                    return seat
         seat = (seat + 1) % n
+    return NOBODY
+
+
+@njit(cache=True)
+def play_round(n, start, scores, entry_of_seat, policies, slot_of_entry, params, drng, prng, penalty, quits, bad):
+    """One round from a fresh deal (the whole deck shuffled with ``drng``); per seat ``penalty`` and
+    ``quits``; returns the seat that went out, ``NOBODY`` or ``ILLEGAL``."""
+    deck = DECK.copy()
+    R.shuffle(deck, drng)
+    hands = np.zeros((n, N_CODES), np.int64)
+    for s in range(n):
+        for k in range(HAND_SIZE):
+            hands[s, deck[s * HAND_SIZE + k]] += 1
+    quit = np.zeros(n, np.int64)
+    out = play_state(n, hands, deck, n * HAND_SIZE + 1, deck[n * HAND_SIZE], quit, start, scores, entry_of_seat,
+                     policies, slot_of_entry, params, prng, bad)
     for s in range(n):
         penalty[s] = 0 if s == out else penalty_of(hands[s])
         quits[s] = quit[s]
@@ -203,7 +212,7 @@ def reference_round(players, start, scores, drng, prng) -> RoundResult:
     pile = list(deck[n * HAND_SIZE:])
     top = int(pile.pop(0))
     quit = [0] * n
-    seat, out = start, -1
+    seat, out, turn = start, -1, 0
     while sum(1 for q in quit if not q) > 0:
         if not quit[seat]:
             still_in = sum(1 for q in quit if not q)
@@ -214,8 +223,9 @@ def reference_round(players, start, scores, drng, prng) -> RoundResult:
             if pile and still_in > 1:
                 legal |= 1 << DRAW
             obs = np.array([seat, n, top, len(pile), still_in] + [int(h.sum()) for h in hands] + [0] * (3 - n)
-                           + quit + [0] * (3 - n) + list(scores) + [0] * (3 - n), dtype=np.int64)
+                           + quit + [0] * (3 - n) + list(scores) + [0] * (3 - n) + [turn], dtype=np.int64)
             action = ask_policy(players[seat], seat, obs, hands[seat], legal, prng)
+            turn += 1
             if action == QUIT:
                 quit[seat] = 1
             elif action == DRAW:
@@ -277,4 +287,5 @@ RULE_SET = RuleSet(
     action_names=ACTION_NAMES,
     config=config,
     strategies_module="toy_ruleset.strategies",
+    advice="toy_ruleset.advise:ADVICE",
 )

@@ -1206,5 +1206,5 @@ RULE_SET = RuleSet(
     options={"dice_layout": (f"dice face layout: one of the 15 names ({', '.join(LAYOUT_NAMES)}; default "
                              f"{DEFAULT_LAYOUT_NAME} = 1234LL/1256LL/3456LL) or a spec like 1234LL/1256LL/3456LL")},
     chart="llama_sim.rulesets.dice.chart:CHART",
-    advice="llama_sim.rulesets.dice.advise",
+    advice="llama_sim.rulesets.dice.advise:ADVICE",
 )

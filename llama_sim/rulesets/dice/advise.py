@@ -114,6 +114,7 @@ class DiceAdvice:
     default_policy = "solo_optimal"
     turn_index = D.OBS_TURN
     position_keys = ("row", "llama_row", "rows", "quit", "scores", "discard")
+    example = {"row": "2 5 L", "rows": "1 2 3;4 4 L"}
 
     def deck_counts(self, cfg) -> np.ndarray:
         return D.TOTAL_OF_CODE.copy()

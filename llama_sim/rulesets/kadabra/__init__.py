@@ -227,7 +227,7 @@ RULE_SET = RuleSet(
              "magic_token": "on | off: no card carries the magic symbol, so the magic token stays in the pool",
              "magic_show": "on | off: a llama stakes nothing, so no token goes on the stage and no show starts"},
     chart="llama_sim.rulesets.kadabra.chart:CHART",
-    advice="llama_sim.rulesets.kadabra.advise",
+    advice="llama_sim.rulesets.kadabra.advise:ADVICE",
 )
 
 assert MAX_PLAYERS == 6 and DEFAULT_DESCRIPTION

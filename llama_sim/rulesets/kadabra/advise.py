@@ -162,6 +162,8 @@ class KadabraAdvice:
     default_policy = "showman"
     turn_index = T.OBS_TURN
     position_keys = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "ones", "tens", "magic", "stage", "show")
+    example = {"hand": "2/3 1 6", "top": "1", "hand_sizes": "4,2,3", "pile": 15, "ones": "3,2,5,1",
+               "tens": "0,1,0,0"}
 
     def deck_counts(self, cfg) -> np.ndarray:
         return np.asarray(cfg, np.int64)[:T.N_CODES]

@@ -215,5 +215,5 @@ RULE_SET = RuleSet(
     action_names=ACTION_NAMES,
     config=_config,
     chart="llama_sim.rulesets.shedding_chart:LAMA_CHART",
-    advice="llama_sim.rulesets.lama.advise",
+    advice="llama_sim.rulesets.lama.advise:ADVICE",
 )

@@ -3,4 +3,5 @@ unless told otherwise."""
 from llama_sim.rulesets.lama import RULES
 from llama_sim.rulesets.shedding_advise import SheddingAdvice
 
-ADVICE = SheddingAdvice(RULES, default_policy="smart", card_aliases={"llama": "l"})
+ADVICE = SheddingAdvice(RULES, default_policy="smart", card_aliases={"llama": "l"},
+                        example={"hand": "2 2 6 L", "top": "4", "hand_sizes": "3,5,1", "pile": 20})

@@ -334,5 +334,5 @@ RULE_SET = RuleSet(
     options={"pink_llama": "rulebook | plain: the pink llama plays and scores as an ordinary llama",
              "plus_cards": "rulebook | plain: the plus cards are ordinary cards (no extra turn)"},
     chart="llama_sim.rulesets.shedding_chart:PARTY_CHART",
-    advice="llama_sim.rulesets.party.advise",
+    advice="llama_sim.rulesets.party.advise:ADVICE",
 )
