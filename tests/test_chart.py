@@ -308,7 +308,7 @@ def _dice_first_round_exact():
     over the 216 outcomes. Returns per row points (P(points), E[sample], E[sample^2])."""
     from llama_sim.rulesets import dice as D
 
-    cfg = D._config()
+    cfg = D.config()
     faces = cfg[1:19].reshape(3, 6)
 
     def points(row):
