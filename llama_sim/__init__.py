@@ -2,8 +2,8 @@
 
 Compiled kernels are cached on disk in a folder named after a hash of this package's sources
 (``~/.cache/llama_sim/<hash>``, or ``$LLAMA_SIM_CACHE/<hash>``). Why: Numba checks only the file
-of a cached function, but our kernels inline code from other modules and data files (``games/shedding.py`` into
-``games/lama.py``, ``rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
+of a cached function, but our kernels inline code from other modules and data files (``rulesets/shedding/`` into
+``rulesets/lama/``, ``core/rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
 running. The strategy library (top-level ``strategies/``, installed as ``llama_sim.strategies``)
 is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
 

@@ -42,7 +42,7 @@ average points. The bundled charts are valued by ``win``.
 
 Rule sets: each one that has a chart gives its ``RuleSet.chart`` a ``core.chart_kernel.ChartRules``:
 the collector kernel that plays games and branches the decisions (the shedding family's in
-``rulesets/shedding_chart.py``, dice's roll-or-quit chart of the multi-player phase in
+``rulesets/shedding/chart.py``, dice's roll-or-quit chart of the multi-player phase in
 ``rulesets/dice/chart.py``, Kadabra's in ``rulesets/kadabra/chart.py``), its line-up, default policy,
 words, title and default bins. This module only aggregates, tests and draws what a collector adds up.
 A chart is also what the ``chart`` strategies play (``strategies/lama.py``, ``party.py``, ``dice.py``,

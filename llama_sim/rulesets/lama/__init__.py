@@ -13,7 +13,7 @@ Encoding: card code ``c`` in 0..5 is the value c+1, code 6 the llama, so "equal 
 is ``c == top or c == (top + 1) % 7``. Hands are count vectors over codes.
 
 The round loop, the reference engine and the kernel are shared with the Party Edition in
-``shedding.py``; this module holds L.A.M.A.'s rules as data (``RULES``: the deck, ``playable``
+``rulesets/shedding/``; this module holds L.A.M.A.'s rules as data (``RULES``: the deck, ``playable``
 and its ``can_play`` table, scoring, no plus cards, no pink llama, no 20s, next starter = last
 player to play a card) and binds the shared engine to them under the names used elsewhere
 (``Round``, ``reference_game``, ``reference_blocks``, ``play_round``, ``play_game``,
@@ -214,6 +214,6 @@ RULE_SET = RuleSet(
     reference_blocks=reference_blocks,
     action_names=ACTION_NAMES,
     config=_config,
-    chart="llama_sim.rulesets.shedding_chart:LAMA_CHART",
+    chart="llama_sim.rulesets.shedding.chart:LAMA_CHART",
     advice="llama_sim.rulesets.lama.advise:ADVICE",
 )

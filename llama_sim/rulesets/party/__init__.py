@@ -47,7 +47,7 @@ Encoding (``N_CODES = 14``): codes 0..5 are the normal cards 1..6, 6 the llama (
 codes. Everything in which Party differs from L.A.M.A. is in ``RULES`` below: the deck, ``playable``
 (-> the ``can_play`` table), ``EXTRA_TURN`` (the plus cards), the value classes for scoring with the
 pink bonus, 20-point tokens, and next starter = last player to act. The round loop, the reference
-engine and the kernel are ``shedding.py``'s, shared with L.A.M.A.
+engine and the kernel are ``rulesets/shedding/``'s, shared with L.A.M.A.
 
 Actions (the policy's return value): ``0..13`` play a card of that code, ``14`` draw, ``15`` quit;
 the policy's ``legal`` is an int64 with bit a set for each legal action a.
@@ -333,6 +333,6 @@ RULE_SET = RuleSet(
     describe_config=_describe,
     options={"pink_llama": "rulebook | plain: the pink llama plays and scores as an ordinary llama",
              "plus_cards": "rulebook | plain: the plus cards are ordinary cards (no extra turn)"},
-    chart="llama_sim.rulesets.shedding_chart:PARTY_CHART",
+    chart="llama_sim.rulesets.shedding.chart:PARTY_CHART",
     advice="llama_sim.rulesets.party.advise:ADVICE",
 )

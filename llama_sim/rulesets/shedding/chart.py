@@ -1,5 +1,5 @@
 """The quit chart of the shedding family (L.A.M.A. and Party): the collector behind ``llamasim chart``
-for both, on the shared engine ``shedding.py``.
+for both, on the shared engine (``rulesets/shedding/``).
 
 The decision charted is the stuck one: no card of the hand fits on the top card and drawing is legal;
 quit vs draw. A game is played by the shedding kernel with its action log (``_continue_round``, the
