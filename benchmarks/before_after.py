@@ -15,7 +15,7 @@ counted on the reference engine (every policy call of ``--reference-rounds`` rou
 deals), in each tree, so rule sets with long rounds compare fairly.
 
 The worker uses only API both trees have (``registry.parse_spec``, ``simulate.seat_plan`` and
-``run_chunk``, ``RuleSet.reference_blocks``). Figures are printed, never asserted.
+``run_chunk``, the rule set's ``reference_blocks``), from the layered package or the one before it. Figures are printed, never asserted.
 """
 from __future__ import annotations
 
@@ -41,9 +41,14 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
 
     import numpy as np
 
-    from llama_sim.core import registry
-    from llama_sim.core.ruleset import get_game
-    from llama_sim.run.simulate import run_chunk, seat_plan
+    try:  # the layered package
+        from llama_sim.core import registry
+        from llama_sim.core.ruleset import get_game
+        from llama_sim.run import simulate
+    except ImportError:  # a tree from before the layers (llama_sim.games, llama_sim.simulate)
+        from llama_sim import registry, simulate
+        from llama_sim.games import get_game
+    run_chunk, seat_plan = simulate.run_chunk, simulate.seat_plan
 
     game = get_game(game_name)
     name = BENCH_STRATEGY.get(game_name, "greedy")
@@ -54,8 +59,6 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, rounds)
     cpu = time.thread_time() - t0
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
-    from llama_sim.run import simulate
-
     if hasattr(simulate, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
         own = simulate.with_kernel(plan, "lineup")
         run_chunk(own, 7, 0, 64)

@@ -1,4 +1,4 @@
-"""Where a shedding round's time goes, and what each redesign of the policy call would buy (issue 12).
+"""Where a shedding round's time goes, and what each redesign of the policy call would buy.
 
     python benchmarks/ceiling.py [--game lama|party] [--rounds 300000] [--repeats 3]
 
@@ -7,7 +7,7 @@ lazily dealt decks (``deal_lazy_round``), two seeded streams per round, the seat
 plan's row, per-seat statistics with their squares (``accumulate_upper``). They differ only in how a
 decision reaches the policy:
 
-- ``kernel``: the shipped ``run_chunk`` (the generic kernel; since policy contract v2, ``hand+mask``);
+- ``kernel``: the shipped ``run_chunk`` (the generic kernel; the contract's ``hand+mask``);
   ``line-up kernel``: the same with the line-up's own kernel (``llama_sim.run.lineup``);
 - ``obs+legal, tuple``: the contract before v2 ``policy(obs, legal, params, rng)`` in a loop stripped to
   the work above: the own hand copied into ``obs`` and the legal set written as bytes at every
@@ -52,13 +52,13 @@ from llama_sim.core.views import readonly_row
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
-OBS_HAND = 6  # where the own hand sat in obs before contract v2 (the loops below keep both layouts)
+OBS_HAND = 6  # where the own hand sat in obs under the earlier contract (the loops below keep both layouts)
 TODAY, CHANGED = 0, 1  # the contract a loop hands the policy
 
 RO_I64 = types.Array(types.int64, 1, "C", readonly=True)
 RO_F64 = types.Array(types.float64, 1, "C", readonly=True)
 CHANGED_SIG = types.int64(RO_I64, RO_I64, types.int64, RO_F64, types.uint64[::1])
-# The contract before v2 (issue 12), which ``kernel`` no longer uses: kept here to measure against.
+# The earlier contract, policy(obs, legal, params, rng), which ``kernel`` no longer uses: kept here to measure against.
 TODAY_SIG = types.int64(RO_I64, types.Array(types.uint8, 1, "C", readonly=True), RO_F64, types.uint64[::1])
 
 

@@ -1,4 +1,4 @@
-"""What a policy call costs inside a kernel, by the way its arguments are passed (issue 12).
+"""What a policy call costs inside a kernel, by the way its arguments are passed.
 
     python benchmarks/policy_call_cost.py
 

@@ -3,7 +3,7 @@
 Every policy is called for three kinds of decision, told apart by ``obs[OBS_PHASE]``: roll or quit
 (PHASE_TURN), which dice to use for discarding (PHASE_DISCARD, legal actions DISCARD_BASE + mask),
 which llama-row card to take (PHASE_TAKE, legal actions TAKE_BASE + code). ``hand`` is the player's own
-row (count per code) and ``legal`` the bit mask of the legal actions (policy contract v2, issue 12).
+row (count per code) and ``legal`` the bit mask of the legal actions.
 
 ``solo_optimal`` and the exact optimum inside Numba
 ----------------------------------------------------

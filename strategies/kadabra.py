@@ -4,7 +4,7 @@ when it holds more cards above the top than at it; figures in its docstring).
 
 Every policy answers three kinds of decision, told apart by ``obs[OBS_PHASE]``: a normal turn
 (play / draw / quit / return the magic token), a show (play a llama / collect / return the magic
-token) and a give-away target (give to seat k). Contract (issue 12): ``policy(obs, hand, legal, params,
+token) and a give-away target (give to seat k). Contract: ``policy(obs, hand, legal, params,
 rng)`` with ``hand`` the own cards as a count per card code and ``legal`` a bit mask (action a is legal
 when ``(legal >> a) & 1``); loops over legal cards walk the set bits in increasing code order.
 

@@ -201,7 +201,7 @@ def climb_card(obs, legal, hand, min_opponents, same, two_up, far_up):
 def chain_rules(obs, hand, legal, params, climb):
     """chain's decision (params: quit_at, quit_at_10, pink_danger, plus_first); with ``climb``, also
     climber's rule (``climb_card``, its parameters in params[4:8]) before greedy's card. Reads ``hand``
-    in place (the engine's read-only row; until contract v2 it worked on a copy of the hand)."""
+    in place (the engine's read-only row)."""
     top = obs[OBS_TOP]
     size = 0
     for c in range(N_CODES):

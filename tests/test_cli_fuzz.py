@@ -1,4 +1,4 @@
-"""CLI fuzz test (issue 11, item 9): argument lists built from the real commands and options with
+"""CLI fuzz test: argument lists built from the real commands and options with
 hostile values never end in a traceback or an exit status other than 0 or 2.
 
 The options come from the Typer app itself (so a new option is fuzzed as soon as it exists); the

@@ -1,4 +1,4 @@
-"""The policy contract v2 (issue 12): what a strategies file written for the earlier one is told."""
+"""The policy contract: what a strategies file written for the earlier one, policy(obs, legal, params, rng), is told."""
 import subprocess
 import sys
 

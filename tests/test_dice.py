@@ -150,7 +150,7 @@ def test_two_4s_rolled_allow_discarding_two_4s_one_4_only_one():
 
 
 def test_the_kernels_discard_masks_are_the_readable_rule_for_every_roll_and_row():
-    """``discard_masks`` (bit sets, issue 12) against ``discard_legal`` on every roll of faces and every
+    """``discard_masks`` (bit sets) against ``discard_legal`` on every roll of faces and every
     count 0..3 of the values shown: 343 rolls, 15,484 cases."""
     masks = njit(lambda f0, f1, f2, r0, r1, r2: dice.discard_masks(f0, f1, f2, r0, r1, r2))
     cases = 0

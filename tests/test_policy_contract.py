@@ -1,4 +1,4 @@
-"""The policy contract: what the engine hands a policy is read-only to it (issue 11, item 1)."""
+"""The policy contract: what the engine hands a policy is read-only to it."""
 import numpy as np
 import pytest
 from numba import njit

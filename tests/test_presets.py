@@ -1,4 +1,4 @@
-"""Per-player-count presets (issue 13, item 2): a spec without values plays the preset of the
+"""Per-player-count presets: a spec without values plays the preset of the
 table's player count, explicit values win, labels stay as written and the records show the values."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reliability (issue 11): no silent corruption, no lost work, one clear line for every bad input."""
+"""Reliability: no silent corruption, no lost work, one clear line for every bad input."""
 import os
 import re
 import sys

@@ -1,4 +1,4 @@
-"""``llama_sim.core.views``: the kernels' arrays without reference counting (issue 12)."""
+"""``llama_sim.core.views``: the kernels' arrays without reference counting."""
 import numpy as np
 import pytest
 from numba import njit

@@ -12,8 +12,8 @@ player can see, except its own cards), ``hand`` the acting player's own cards as
 declaration order (padded to ``MAX_PARAMS``), ``rng`` a generator state for ``llama_sim.core.rng``
 functions. The return value is an action index of the game's action enum.
 
-Why this shape (issue 12): the engine hands over its own row of the seat's counts as a read-only view
-and the legal set as one integer, so a decision copies nothing (the contract before it,
+Why this shape: the engine hands over its own row of the seat's counts as a read-only view and the
+legal set as one integer, so a decision copies nothing (the earlier contract,
 ``policy(obs, legal, params, rng)``, had the hand inside ``obs`` and the legal set as a byte array,
 both rebuilt at every decision). A strategies file written for that contract is refused at load with
 one line naming the change (``OLD_CONTRACT``).
@@ -51,7 +51,7 @@ LEGAL_TYPE = types.int64
 PARAMS_TYPE = types.Array(types.float64, 1, "C", readonly=True)
 POLICY_SIG = types.int64(OBS_TYPE, HAND_TYPE, LEGAL_TYPE, PARAMS_TYPE, types.uint64[::1])
 POLICY_ARGS = ("obs", "hand", "legal", "params", "rng")
-OLD_CONTRACT = ("is written for the policy contract before issue 12, policy(obs, legal, params, rng); a policy "
+OLD_CONTRACT = ("is written for the earlier policy contract, policy(obs, legal, params, rng); a policy "
                 "is now policy(obs, hand, legal, params, rng): its own cards left obs (whose later fields moved "
                 "up) for hand, a count per card code, and legal is an int64 bit mask (action a is legal when "
                 "(legal >> a) & 1) - see llama_sim.core.registry")

@@ -102,8 +102,7 @@ OBS_FACES             85..102   the layout: die d face k at 85 + 6 d + k (canoni
 
 The acting seat's own row is not a field of its own: the policy gets it as ``hand`` (the contract's
 ``policy(obs, hand, legal, params, rng)``), the engine's own row of ``rows``, and it is also at
-``OBS_ROWS + 7 * OBS_SEAT`` like every seat's. (Before issue 12 it was copied into ``OBS_ROW`` at
-16..22 at every decision; the later fields moved up by 7.)
+``OBS_ROWS + 7 * OBS_SEAT`` like every seat's, so nothing is copied per decision.
 """
 from __future__ import annotations
 

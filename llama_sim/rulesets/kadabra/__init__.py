@@ -61,8 +61,8 @@ Engines
 ``reference_round``, ``reference_blocks``. ``kernel.py``: ``play_round(n, hands, deck, discard,
 quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, prng, obs, log) ->
 (out_seat, last_actor, decisions)`` plays from any position with the draw pile in ``deck``'s order
-(``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; the ``legal`` byte
-buffer it took before issue 12 is gone: the policy gets the legal set as a bit mask), ``score_round``
+(``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; the policy gets
+the legal set as a bit mask), ``score_round``
 scores it, ``play_game``, ``run_blocks``; the work is
 done by ``play_core`` (the same arguments plus ``drng``, ``lazy``, ``bad``, ``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
@@ -94,9 +94,9 @@ Actions (one enum for all three decisions; ``legal``, a bit mask, has bit a set 
 40..45      GIVE + k: give the token to seat k (give phase only)
 ==========  =======================================================================
 
-Observation layout (int64, ``OBS_LEN`` = 72), all public. The player's own hand is not in it (issue 12:
-it was ``OBS_HAND``, 36 fields copied at every decision); a policy gets it as ``hand``, the count of each
-card code, a read-only view of the engine's own row:
+Observation layout (int64, ``OBS_LEN`` = 72), all public. The player's own hand is not in it (that
+would be 36 fields copied at every decision); a policy gets it as ``hand``, the count of each card
+code, a read-only view of the engine's own row:
 
 ====================  ========  ==================================================================
 field                 index     meaning

@@ -9,13 +9,13 @@ top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one 
 ``play_core_with`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
-``run_blocks`` runs its whole block loop that way (``blocks_core``, issue 12), with the round's scratch
+``run_blocks`` runs its whole block loop that way (``blocks_core``), with the round's scratch
 on the loop's own stack (``views.stack_zeros``: arrays the compiler knows do not alias one another),
 as the other rule sets do; ``play_round`` calls the round on its own (``play_core``).
 It keeps the public observation up to date incrementally and its own record of the legal actions (a
 bit set, ``allowed``), which the policy gets as ``legal`` and against which it checks the answer; the
-policy's ``hand`` is the seat's row of ``hands`` itself (``views.readonly_row``). (Before issue 12 each
-decision copied the hand into ``obs`` and wrote a legal byte array from ``allowed``.) An illegal action
+policy's ``hand`` is the seat's row of ``hands`` itself (``views.readonly_row``), so a decision copies
+nothing. An illegal action
 stops the round and is reported through ``bad`` (Numba raises exceptions with run-time values only
 where reference counting is on), and the callers raise
 ``ValueError("illegal action", entry, seat, action)``.

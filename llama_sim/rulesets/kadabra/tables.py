@@ -115,7 +115,7 @@ OBS_STAGE_ONES = 8
 OBS_STAGE_TENS = 9
 OBS_STAGE_TOKENS = 10
 OBS_SHOW = 11
-# (the own hand is not in obs: a policy gets it as ``hand``, a count per card code; issue 12)
+# (the own hand is not in obs: a policy gets it as ``hand``, a count per card code)
 OBS_HAND_SIZES = 12  # 6
 OBS_QUIT = OBS_HAND_SIZES + MAX_PLAYERS  # 18, 6
 OBS_ONES = OBS_QUIT + MAX_PLAYERS  # 24, 6

@@ -23,8 +23,7 @@ Actions (the policy's return value): ``0..6`` play a card of that code, ``7`` dr
 the policy's ``legal`` is an int64 with bit a set for each legal action a.
 
 Observation layout (int64, ``OBS_LEN``), everything public the acting player can see; its own hand
-is the policy's ``hand`` argument (a count of each code), no longer ``obs[6..12]`` (policy contract
-v2, issue 12: nothing is copied per decision; the fields after it moved up by 7):
+is the policy's ``hand`` argument (a count of each code), so nothing is copied per decision:
 
 ====================  ======  ============================================================
 field                 index   meaning

@@ -54,8 +54,7 @@ the policy's ``legal`` is an int64 with bit a set for each legal action a.
 
 Observation layout (int64, ``OBS_LEN = 38``), everything public the acting player can see; the same
 layout as L.A.M.A.'s with the discard counts over Party's 14 codes. The own hand is the policy's
-``hand`` argument (a count of each code), no longer ``obs[6..19]`` (policy contract v2, issue 12:
-nothing is copied per decision; the fields after it moved up by 14):
+``hand`` argument (a count of each code), so nothing is copied per decision:
 
 ====================  ======  ============================================================
 field                 index   meaning

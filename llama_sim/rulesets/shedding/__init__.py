@@ -44,20 +44,20 @@ What the loop avoids, each measured:
 - data-dependent branches where "is this code held?" is a coin flip: the legal-move mask is
   ``can_play_bits[top] & held[seat]`` (a branch there cost ~40%), and scoring is branch-free
   (``hand_penalty``, ~8%);
-- (policy contract v2, issue 12) any per-decision copy: the policy gets the seat's own row of
+- any per-decision copy: the policy gets the seat's own row of
   ``hands`` as ``hand`` (``views.readonly_row``) and the legal set as one int64 built from two bit
   masks, ``can_play_bits[top] & held[seat]`` (``held``: the codes each seat holds, kept up to date on
-  every draw and play), with the draw and quit bits; until then the hand was copied into ``obs`` and
-  the legal set written as C + 2 bytes at every decision;
+  every draw and play), with the draw and quit bits (a copy of the hand into ``obs`` and the legal
+  set as C + 2 bytes at every decision measured slower);
 - a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
   (+10% rounds/s without it); the policy gets ``views.readonly_row(params, e)``, a view without a
   meminfo (no copy, no reference counts; the reused buffer it replaced, refilled on every change of
   entry, cost 6-8%);
 - an integer division per turn for the next seat (~5%);
-- per round (issue 12): allocations and row views (``round_loop``/``game_loop`` take their scratch
+- per round: allocations and row views (``round_loop``/``game_loop`` take their scratch
   from the block loop; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
   (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``);
-- reference counting and aliasing (issue 12): the whole block loop (``blocks_loop``) is compiled on its
+- reference counting and aliasing: the whole block loop (``blocks_loop``) is compiled on its
   own without Numba's reference counting (``lama.blocks_core``, or a line-up kernel's ``core``), and
   keeps its scratch on its own stack (``views.stack_zeros``). Inlined into a function with reference
   counting, each array handed to an inlined helper cost atomic count updates at every round (the
@@ -74,7 +74,7 @@ decision costs ~18-20 ns, of which the indirect policy call with four array argu
 view or a tuple element) per decision costs ~25 ns (atomic reference counts), so the observation
 stays one array updated in place; a per-seat observation kept up to date (no hand copy, public
 changes written into every seat's row) measured slower for L.A.M.A. (1146 ns a round against 1027).
-Since contract v2 the own hand is not part of ``obs`` at all (it is the ``hand`` argument), so the
+The own hand is not part of ``obs`` at all (it is the ``hand`` argument), so the
 one shared observation holds only public fields.
 
 The policy call: the generic kernel (``decide`` None) asks through the first-class function tuple,
@@ -85,8 +85,7 @@ this kernel 680 ns a round, its line-up kernel 500, the same work stripped to th
 compiled in 514, a loop specialised for greedy 386; before the block loop ran without reference
 counting on stack scratch: 834 and 653).
 
-Dealing (changed in issue 12; the deal streams differ from earlier versions, the results'
-distribution does not): ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
+Dealing: ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
 the cards not yet dealt (forward Fisher-Yates steps with the integer ``rng.below``), and each draw
 takes the next such step (``round_loop``'s ``lazy`` draw). The reference engine does the same
 (``deal_lazy``, ``LazyPile``), consuming the deal stream identically, so kernel = reference still
@@ -114,8 +113,7 @@ scores                18 .. 23         each seat's score (tokens) at the start o
 discard               24 .. 23+C       count of each code in the discard pile (public history)
 ====================  ===============  ======================================================
 
-The own hand is not in ``obs`` (policy contract v2, issue 12): it is the policy's ``hand`` argument,
-a count of each code (before, it sat at 6 .. 5+C and the later fields followed it).
+The own hand is not in ``obs``: it is the policy's ``hand`` argument, a count of each code.
 
 Actions: ``0..C-1`` play a card of that code, ``C`` draw, ``C+1`` quit; ``legal`` has bit a set for
 each legal action a.

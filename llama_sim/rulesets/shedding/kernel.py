@@ -71,8 +71,8 @@ def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, qui
                policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """Play one round in place from any position (hands, draw pile ``deck[pos:]``, top card,
     discard counts, who has quit, whose turn). Seat s plays line-up entry ``entry_of_seat[s]``.
-    ``log`` (k, 2) receives (seat, action) pairs when k > 0. (No legal-set buffer since contract v2:
-    the legal set is an int64.) An illegal action raises ``ValueError("illegal action", entry, seat,
+    ``log`` (k, 2) receives (seat, action) pairs when k > 0. The legal set is an int64 bit mask. An
+    illegal action raises ``ValueError("illegal action", entry, seat,
     action)`` (``llama_sim.core.errors``).
 
     Returns (out_seat, last_card_seat, last_actor, actions_taken, pos).

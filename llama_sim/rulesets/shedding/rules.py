@@ -16,7 +16,7 @@ MAX_SEATS = 6
 MAX_CODES = 14  # (Party: 14)
 MAX_DECK = 64
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
-OBS_HAND_SIZES = 6  # the first field after the six scalars (the own hand left obs in contract v2)
+OBS_HAND_SIZES = 6  # the first field after the six scalars (the own hand is the policy's ``hand``)
 LOG_CAPACITY = 256  # a round has at most 49 draws + 56 plays + 6 quits
 
 # Indices into a rule set's ``flags`` array (the kernel's scalar rules).
