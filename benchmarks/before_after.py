@@ -41,11 +41,15 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
 
     import numpy as np
 
-    try:  # the layered package
+    import llama_sim
+
+    # Asked of the tree, not by trying an import: the editable install would find this tree's modules
+    # for a name the other tree lacks.
+    if (Path(llama_sim.__file__).parent / "core").is_dir():  # the layered package
         from llama_sim.core import registry
         from llama_sim.core.ruleset import get_game
         from llama_sim.run import simulate
-    except ImportError:  # a tree from before the layers (llama_sim.games, llama_sim.simulate)
+    else:  # a tree from before the layers (llama_sim.games, llama_sim.simulate)
         from llama_sim import registry, simulate
         from llama_sim.games import get_game
     run_chunk, seat_plan = simulate.run_chunk, simulate.seat_plan

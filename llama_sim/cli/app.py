@@ -1,7 +1,9 @@
 """The Typer app, the options every command shares and the helpers of its commands.
 
-Rule-set options (``--dice-layout``, ``--deck-file``, the rule variants, ...) are not written here:
-each rule set declares them (``RuleSet.options``) and ``rule_set_options`` adds them to a command.
+Rule-set options (``--dice-layout``, ``--deck-file``, the rule variants, ...) and advise's position
+options (``--hand``, ``--row``, ...) are not written here: each rule set declares them
+(``RuleSet.options``, its advisor's ``position_help``) and ``rule_set_options``/``position_options``
+add them to a command.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import functools
 import inspect
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 
@@ -96,32 +98,61 @@ def save_plot(result, path: Optional[Path], fmt: str) -> None:
 
 
 
-def declared_options() -> dict[str, str]:
-    """Every rule set's options, by API name, with help naming the rule sets that take each."""
-    helps: dict[str, list[str]] = {}
+def grouped_help(texts: dict[str, list[str]]) -> str:
+    """One help line from each rule set's text (rule set name -> its text): rule sets saying the same
+    thing share it, e.g. ``lama, party: your hand...; kadabra: ...``."""
+    by_text: dict[str, list[str]] = {}
+    for game, text in texts.items():
+        by_text.setdefault(text, []).append(game)
+    return "; ".join(f"{', '.join(games)}: {text}" for text, games in by_text.items())
+
+
+def rule_set_option_help() -> dict[str, tuple[str, bool]]:
+    """Every rule set's options (``RuleSet.options``), by API name: (help, is a flag)."""
+    texts: dict[str, dict[str, str]] = {}
     for game in all_games().values():
         for name, text in game.options.items():
-            helps.setdefault(name, []).append(f"{game.name}: {text}")
-    return {name: "; ".join(texts) for name, texts in helps.items()}
+            texts.setdefault(name, {})[game.name] = text
+    return {name: (grouped_help(by_game), False) for name, by_game in texts.items()}
 
 
-def rule_set_options(command):
-    """Give ``command`` (which takes ``**rule_options``) every rule set's options as ``--flag`` options;
-    it receives those given, by API name, for the rule set to check (``RuleSet.config``)."""
-    signature = inspect.signature(command)
-    own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    declared = declared_options()
-    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str],
-                               default=typer.Option(None, option_flag(name), help=text))
-             for name, text in declared.items()]
+def position_option_help() -> dict[str, tuple[str, bool]]:
+    """Every advisor's position options (``AdviceHooks.position_help``), by API name: (help, is a flag)."""
+    texts: dict[str, dict[str, str]] = {}
+    flags: set[str] = set()
+    for game in all_games().values():
+        advice = game.hook("advice")
+        if advice is None:
+            continue
+        flags |= advice.position_flags
+        for name, text in advice.position_help.items():
+            texts.setdefault(name, {})[game.name] = text
+    return {name: (grouped_help(by_game), name in flags) for name, by_game in texts.items()}
 
-    @functools.wraps(command)
-    def run(*args, **kwargs):
-        given = {name: kwargs.pop(name) for name in declared if name in kwargs}
-        return command(*args, **kwargs, **{k: v for k, v in given.items() if v is not None})
 
-    run.__signature__ = signature.replace(parameters=own + added)
-    return run
+def declared_options(declared: Callable[[], dict[str, tuple[str, bool]]]):
+    """A decorator giving a command (which takes ``**options``) the options ``declared()`` names as
+    ``--flag`` options; it receives those given, by API name, for the rule set to check."""
+    def decorate(command):
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        options = declared()
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=bool if flag else Optional[str],
+                                   default=typer.Option(False if flag else None, option_flag(name), help=text))
+                 for name, (text, flag) in options.items()]
+
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            given = {name: kwargs.pop(name) for name in options if name in kwargs}
+            return command(*args, **kwargs, **{k: v for k, v in given.items() if v is not None and v is not False})
+
+        run.__signature__ = signature.replace(parameters=own + added)
+        return run
+    return decorate
+
+
+rule_set_options = declared_options(rule_set_option_help)  # --dice-layout, --deck-file, the variants, ...
+position_options = declared_options(position_option_help)  # advise: --hand, --row, --ones, ...
 
 
 def num(value, digits: int = 4, sign: bool = False) -> str:

@@ -13,7 +13,7 @@ from llama_sim import api
 from llama_sim.analysis.compare import Progress, game_options, rules_line
 from llama_sim.cli.app import (
     FormatOpt, ForceOpt, GameOpt, OutOpt, PlotOpt, QuietOpt, SeedOpt, StratFileOpt, ThreadsOpt, aligned, app,
-    check_plot, out_paths, num, pval, rule_set_options, save_plot, setup,
+    check_plot, out_paths, num, position_options, pval, rule_set_options, save_plot, setup,
 )
 from llama_sim.core.errors import UsageError
 from llama_sim.core.output import check_format, check_new_file, check_out, emit
@@ -24,27 +24,9 @@ from llama_sim.core.output import check_format, check_new_file, check_out, emit
 
 @app.command()
 @rule_set_options
+@position_options
 def advise(
     game: str = GameOpt,
-    hand: Optional[str] = typer.Option(None, "--hand", help='Your hand, e.g. "2 2 6 L" (Party: +3 plus cards, P the pink '
-                                                             'llama; Kadabra: 2/3 doubles, symbols as 1+give, 2d, 3m).'),
-    top: Optional[str] = typer.Option(None, "--top", help="The top card of the discard pile."),
-    hand_sizes: Optional[str] = typer.Option(None, "--hand-sizes", help="The other players' hand sizes in turn order "
-                                                                       "after you, e.g. 3,5,1 (their count gives the players)."),
-    quit: Optional[str] = typer.Option(None, "--quit", help="Which of the other players have quit (1-based, same order), e.g. 2 or 1,3."),
-    pile: Optional[int] = typer.Option(None, "--pile", help="Cards left in the draw pile."),
-    discard: Optional[str] = typer.Option(None, "--discard", help="Cards known to lie in the discard pile besides the top card "
-                                                                  "(dice: the cards discarded this round)."),
-    scores: Optional[str] = typer.Option(None, "--scores", help="Everyone's score, yours first (default all 0)."),
-    ones: Optional[str] = typer.Option(None, "--ones", help="kadabra: 1-tokens held, yours first (default 3 each)."),
-    tens: Optional[str] = typer.Option(None, "--tens", help="kadabra: 10-tokens held, yours first (default 0)."),
-    magic: Optional[str] = typer.Option(None, "--magic", help="kadabra: the magic token: pool, stage, me, or a player 1..n-1."),
-    stage: Optional[str] = typer.Option(None, "--stage", help="kadabra: 1s and 10s on the stage, e.g. 3,1."),
-    show: bool = typer.Option(False, "--show", help="kadabra: a show is running (your decision: a llama or collect)."),
-    row: Optional[str] = typer.Option(None, "--row", help='dice: your row, e.g. "2 5 L".'),
-    llama_row: Optional[str] = typer.Option(None, "--llama-row", help="dice: cards still in the llama row (default all 7)."),
-    rows: Optional[str] = typer.Option(None, "--rows", help='dice: the other players\' rows in turn order after you, '
-                                                           '";"-separated, e.g. "1 2 3;4 L".'),
     position: Optional[Path] = typer.Option(None, "--position", help="The position as a TOML or JSON file with the same keys."),
     action: Optional[list[str]] = typer.Option(None, "--action", help='Only these actions (repeatable), e.g. --action draw --action quit.'),
     policy: Optional[str] = typer.Option(None, "--policy", help="Roll-out strategy of every seat (default: the rule set's "
@@ -57,7 +39,7 @@ def advise(
     seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
     plot: Optional[Path] = PlotOpt, strategies_file: Optional[Path] = StratFileOpt,
     fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
-    **rule_options,
+    **options,
 ):
     """Expected points of each legal action in a typed-in position, best first: determinized
     roll-outs (common random numbers for all actions), or the exact solver for a lone dice player.
@@ -68,9 +50,7 @@ def advise(
     res = api.advise(game, position_file=position, actions=action, policy=policy,
                      opponents=[s for s in opponents.split(",") if s.strip()] if opponents else None,
                      horizon=horizon, n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
-                     threads=threads if threads is not None else os.cpu_count(), hand=hand, top=top,
-                     hand_sizes=hand_sizes, quit=quit, pile=pile, discard=discard, scores=scores, ones=ones, tens=tens,
-                     magic=magic, stage=stage, show=show, row=row, llama_row=llama_row, rows=rows, **rule_options)
+                     threads=threads if threads is not None else os.cpu_count(), **options)
     if plot is not None:
         from llama_sim.analysis.plots import save
 

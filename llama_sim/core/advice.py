@@ -62,6 +62,8 @@ class AdviceHooks(Protocol):
     default_policy: str  # the roll-out strategy spec when none is given
     turn_index: int  # the observation field counting this round's decisions (0 at the position)
     position_keys: tuple[str, ...]  # the position options the rule set takes
+    position_help: dict[str, str]  # what each of them means (the advise command's help)
+    position_flags: frozenset[str]  # those that are on/off flags rather than text
     example: dict  # the options of a typical position (documentation and the rule-set test battery)
 
     def make_position(self, deck_counts=None, **options) -> Position:

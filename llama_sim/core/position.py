@@ -63,6 +63,19 @@ class Position:
         return int(self.n - self.quit.sum())
 
 
+# What each option of a card game's position means (``llamasim advise --help``); a rule set adds its own.
+CARD_POSITION_HELP = {
+    "hand": "your hand, cards separated by spaces",
+    "top": "the top card of the discard pile",
+    "hand_sizes": "the other players' hand sizes in turn order after you, e.g. 3,5,1 (their count gives the "
+                  "players)",
+    "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
+    "pile": "cards left in the draw pile",
+    "discard": "cards known to lie in the discard pile besides the top card",
+    "scores": "everyone's score, yours first (default all 0)",
+}
+
+
 def int_list(text, what: str, length: int | None = None, low: int = 0) -> list[int]:
     """Whole numbers from ``"3,5,1"``, ``"3 5 1"`` or a list; UsageError names the option ``what``."""
     if text is None:

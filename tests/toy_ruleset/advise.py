@@ -10,7 +10,9 @@ from llama_sim.core import rng as R
 from llama_sim.core.advice import GAME_STREAM, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
-from llama_sim.core.position import Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal
+from llama_sim.core.position import (
+    CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
+)
 from toy_ruleset import (
     CODE_NAMES, DECK, MAX_PLAYERS, N_CODES, NOBODY, OBS_TURN, QUIT, legal_mask, penalty_of, play_round,
     play_state,
@@ -78,7 +80,9 @@ class ToyAdvice:
 
     default_policy = "greedy"
     turn_index = OBS_TURN
-    position_keys = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores")
+    position_help = CARD_POSITION_HELP
+    position_keys = tuple(position_help)
+    position_flags = frozenset()
     example = {"hand": "1 3 3", "top": "2", "hand_sizes": "2,3", "pile": 3}
     deck = np.bincount(DECK, minlength=N_CODES)
 

@@ -18,7 +18,7 @@ from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulat
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import (
-    Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
+    CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.rulesets import shedding
@@ -125,13 +125,16 @@ class SheddingAdvice:
     """``advise`` on one shedding rule set (``core.advice.AdviceHooks``): its cards, actions and tables
     come from ``rules``; ``card_aliases`` are other names of cards (``{"llama": "l"}``)."""
 
-    position_keys = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores")
+    position_keys = tuple(CARD_POSITION_HELP)
+    position_flags = frozenset()
     turn_index = shedding.OBS_TURN
 
     def __init__(self, rules: shedding.SheddingRules, default_policy: str, card_aliases: dict[str, str],
                  example: dict):
         self.rules = rules
         self.example = example
+        self.position_help = {**CARD_POSITION_HELP, "hand": f"your hand, e.g. \"{example['hand']}\" (cards: "
+                                                            f"{' '.join(rules.code_names)})"}
         self.default_policy = default_policy
         self.card_aliases = card_aliases
         self.draw = rules.layout.draw
