@@ -174,3 +174,20 @@ def test_bad_positions_are_usage_errors(game):
         llama_sim.advise(game, n_rollouts=10, **advice.example, no_such_key="x")
     with pytest.raises(UsageError):
         llama_sim.advise(game, n_rollouts=10, **advice.example, actions=["no such action"])
+
+
+@pytest.mark.parametrize("game", NAMES)
+def test_advise_on_the_command_line_exits_2_on_a_bad_position(game, capsys):
+    """The rule set's example position typed as options, with one more score than players: one line,
+    exit status 2 (the options themselves come from the rule set's advisor)."""
+    from llama_sim.cli import main
+    from llama_sim.core.ruleset import option_flag
+
+    argv = ["advise", "--game", game, "--rollouts", "10", "--quiet"]
+    for key, value in advice_of(get_game(game)).example.items():
+        argv += [option_flag(key)] if value is True else [option_flag(key), str(value)]
+    with pytest.raises(SystemExit) as stop:
+        main(argv + ["--scores", "1,2,3,4,5,6,7,8"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("llamasim: error:")
