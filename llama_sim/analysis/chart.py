@@ -70,6 +70,7 @@ from llama_sim.core.chart_kernel import (
 )
 from llama_sim.core.engine import WIN_UNITS
 from llama_sim.core.errors import UsageError
+from llama_sim.core.files import write_text
 from llama_sim.core.ruleset import all_games, get_game
 from llama_sim.run.simulate import default_threads
 
@@ -332,8 +333,9 @@ def chart_document(results: list[ChartResult], feature: str = "opponent") -> dic
     }
 
 
-def emit_strategy(result: ChartResult, path: Path, feature: str = "opponent") -> str:
-    """Write a strategy file playing ``result``'s ``feature`` chart (load it with ``--strategies-file``).
+def emit_strategy(result: ChartResult, path: Path, feature: str = "opponent", force: bool = True) -> str:
+    """Write a strategy file playing ``result``'s ``feature`` chart (load it with ``--strategies-file``),
+    whole or not at all (without ``force``, never over a file that appeared during the run).
 
     The strategy is named after the file (``my_chart.py`` -> ``my_chart``); it plays the rule set's
     ``chart`` card choice and the chart's quit/draw choice. Returns the strategy's name."""
@@ -366,7 +368,7 @@ BIN_OF = np.array({bin_of.tolist()!r}, dtype=np.int64)
 def {name}(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, QUIT, BIN_OF, {code})
 '''
-    Path(path).write_text(text)
+    write_text(Path(path), text, force)
     return name
 
 
@@ -486,5 +488,5 @@ def write_chart_file(game: str, players: list[int], path: Path, policy: str | No
         opp_edges = rules.bundled_opponent_edges
     results = [chart(game, n, policy, games, seed, threads, pile_edges, opp_edges, measure=measure) for n in players]
     doc = chart_document(results, feature)
-    Path(path).write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+    write_text(Path(path), json.dumps(doc, separators=(",", ":")) + "\n")
     return doc

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llama_sim.core.files import whole_file
 from llama_sim.core.output import check_new_file
 
 PLOT_SUFFIXES = (".png", ".svg")
@@ -34,15 +35,17 @@ def check_plot_path(path: Path, force: bool, option: str = "--plot") -> None:
     check_new_file(path, force, option, PLOT_SUFFIXES)
 
 
-def save(fig, path: Path) -> None:
+def save(fig, path: Path, force: bool = True) -> None:
     """PNG or SVG by the file name; no timestamps and fixed SVG element ids (a salt instead of random
-    ones), so the same result gives the same file and a regenerated report changes only what changed."""
+    ones), so the same result gives the same file and a regenerated report changes only what changed.
+    Written whole or not at all (``files.whole_file``): a failed write leaves an old file as it was;
+    without ``force`` a file that appeared during the run is not overwritten."""
     import matplotlib
 
     path = Path(path)
     metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
-    with matplotlib.rc_context({"svg.hashsalt": "llama_sim"}):
-        fig.savefig(path, dpi=DPI, metadata=metadata)
+    with whole_file(path, force) as tmp, matplotlib.rc_context({"svg.hashsalt": "llama_sim"}):
+        fig.savefig(tmp, dpi=DPI, metadata=metadata)
 
 
 def new_figure(width: float, height: float):

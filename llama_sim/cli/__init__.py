@@ -5,6 +5,7 @@ line on stderr and exit status 2 (``main``); Ctrl-C one line and status 130.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -42,22 +43,71 @@ def _readable_metavars(command) -> None:
 
 
 
-def _interrupted(*_) -> None:
+def _interrupted(signum, frame) -> None:
+    """Ctrl-C and SIGTERM: raise ``Interrupted`` (kept until a file being installed is in place)."""
+    from llama_sim.core.files import hold_signal
     from llama_sim.run.simulate import Interrupted
 
-    raise Interrupted()
+    if hold_signal(signum):
+        return
+    raise Interrupted(signum)
 
 
-def _interrupt_message() -> str:
+def _interrupt_message(signum: int) -> str:
     from llama_sim.run.simulate import played
 
     done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
-    return f"llamasim: interrupted after {done}; nothing written"
+    how = "terminated" if signum == _SIGTERM else "interrupted"
+    return f"llamasim: {how} after {done}; nothing written"
+
+
+_SIGTERM = 15
+
+
+def _say(line: str) -> None:
+    """One line on stderr; a closed or full stderr loses it, never turns it into a traceback."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _standard_streams() -> None:
+    """Keep file descriptors 0-2 open (on /dev/null if the caller closed them), so no output file
+    is opened as descriptor 1 or 2 and receives what is printed; ``sys.stderr`` is never None."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False)
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)
+
+
+def _quiet_stdout() -> None:
+    """After stdout failed (reader gone, disk full): point it at /dev/null so the interpreter's
+    last flush does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _broken_pipe(exc: BaseException) -> bool:
+    while exc is not None:
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            return True
+        exc = exc.__context__
+    return False
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning every usage problem into one line and exit status 2,
-    and Ctrl-C into one line and status 130 (no file is written: see ``output.write_tables``)."""
+    Ctrl-C into one line and status 130 and SIGTERM into one line and 143 (no file is written: see
+    ``core.files``), a reader that left stdout (``| head``) into a quiet exit 0, and a file or
+    stdout that cannot be written into one line and status 1."""
     import signal
     import threading
 
@@ -65,19 +115,24 @@ def main(argv: list[str] | None = None) -> None:
 
     played.update(rounds=0, games=0)
     DEBUG["on"] = False
+    _standard_streams()
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
-    previous = signal.signal(signal.SIGINT, _interrupted) if threading.current_thread() is threading.main_thread() else None
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
     command = typer.main.get_command(app)
     _readable_metavars(command)
     try:
         command.main(args=argv, standalone_mode=False, prog_name="llamasim")
-    except (Interrupted, KeyboardInterrupt, typer.Abort):
-        print(_interrupt_message(), file=sys.stderr, flush=True)
-        sys.exit(130)
+        sys.stdout.flush()
+    except (Interrupted, KeyboardInterrupt, typer.Abort) as exc:
+        signum = exc.args[0] if isinstance(exc, Interrupted) and exc.args else signal.SIGINT
+        _say(_interrupt_message(signum))
+        sys.exit(128 + signum)
     except UsageError as exc:
-        print(f"llamasim: error: {exc}", file=sys.stderr)
+        _say(f"llamasim: error: {exc}")
         if DEBUG["on"] and exc.details:
-            print(exc.details, file=sys.stderr)
+            _say(exc.details)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -86,20 +141,35 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except cx.UsageError as exc:
         message = " ".join(exc.format_message().split())
-        print(f"llamasim: error: {message}", file=sys.stderr)
+        _say(f"llamasim: error: {message}")
         sys.exit(2)
-    except BrokenPipeError:  # e.g. `llamasim ... | head`: the reader left, nothing to report
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    except SystemExit as exc:  # click's own exit 1 after a reader left stdout: a quiet exit 0
+        if exc.code == 1 and _broken_pipe(exc.__context__):
+            _quiet_stdout()
+            sys.exit(0)
+        raise
+    except OSError as exc:
+        if _broken_pipe(exc):  # e.g. `llamasim ... | head`: the reader left, nothing to report
+            _quiet_stdout()
+            sys.exit(0)
+        where = f"{exc.filename}: " if exc.filename else "writing the output: "
+        if not exc.filename:
+            _quiet_stdout()
+        _say(f"llamasim: error: {where}{exc.strerror or exc}")
+        if DEBUG["on"]:
+            import traceback
+
+            _say(traceback.format_exc().rstrip())
+        sys.exit(1)
     except ValueError as exc:
         if "illegal action" not in str(exc):
             raise
         # A user's strategy broke the policy contract: their input, so one line, not a traceback.
-        print(f"llamasim: error: {exc} (check the strategy's use of the legal mask)", file=sys.stderr)
+        _say(f"llamasim: error: {exc} (check the strategy's use of the legal mask)")
         sys.exit(2)
     except cx.ClickException as exc:
-        print(f"llamasim: error: {exc.format_message()}", file=sys.stderr)
+        _say(f"llamasim: error: {exc.format_message()}")
         sys.exit(exc.exit_code)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)

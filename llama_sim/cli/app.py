@@ -87,12 +87,12 @@ def check_plot(path: Optional[Path], force: bool) -> None:
         check_plot_path(path, force, "--plot")
 
 
-def save_plot(result, path: Optional[Path], fmt: str) -> None:
+def save_plot(result, path: Optional[Path], fmt: str, force: bool) -> None:
     if path is None:
         return
     from llama_sim.analysis.plots import save
 
-    save(result.plot(), path)
+    save(result.plot(), path, force)
     if fmt == "table":
         print(f"wrote {path}")
 

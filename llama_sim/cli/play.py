@@ -33,7 +33,7 @@ def simulate(
     """Play a fixed line-up (seat 0 starts) and report each seat's results."""
     setup(game, strategies_file, quiet, fmt, out, force)
     r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, quiet=quiet, **rule_options)
-    emit(r.results, fmt, out, preamble=r.header)
+    emit(r.results, fmt, out, preamble=r.header, force=force)
 
 
 
@@ -123,13 +123,13 @@ def _readable_results(df: pd.DataFrame) -> str:
 
 
 def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: str, paths: dict[str, Path],
-                  run_info: dict, preamble: str) -> None:
+                  run_info: dict, preamble: str, force: bool) -> None:
     """Write every table to ``--out`` (and siblings), then print the chosen view(s)."""
     import json
 
     from llama_sim.core.output import to_json, write_tables
 
-    write_tables({path: tables[name] for name, path in paths.items()})
+    write_tables({path: tables[name] for name, path in paths.items()}, force)
     if fmt == "json":
         if len(views) == 1:
             sys.stdout.write(to_json(tables[views[0]]) + "\n")
@@ -254,10 +254,10 @@ def compare(
                        seed=seed, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
                        threads=threads, quiet=quiet, **rule_options)
         if fmt == "table" and view is None:  # the readable league: strongest per count, then the rankings
-            _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text)
+            _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text, force)
         else:
-            _emit_compare({t: getattr(r, t) for t in r.tables}, views, fmt, paths, r.run, r.header)
-        save_plot(r, plot, fmt)
+            _emit_compare({t: getattr(r, t) for t in r.tables}, views, fmt, paths, r.run, r.header, force)
+        save_plot(r, plot, fmt, force)
         return
     views = _compare_views(view, fmt, seat_table)
     paths = out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
@@ -269,8 +269,8 @@ def compare(
     if precision is not None and fmt != "table":
         note(quiet, r.header.rsplit("\n", 1)[-1])
     tables = {name: getattr(r, name) for name in r.tables}
-    _emit_compare(tables, views, fmt, paths, r.run, r.header)
-    save_plot(r, plot, fmt)
+    _emit_compare(tables, views, fmt, paths, r.run, r.header, force)
+    save_plot(r, plot, fmt, force)
 
 
 
@@ -319,6 +319,6 @@ def sweep(
     check_plot(plot, force)
     r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,
                   threads=threads, quiet=quiet, **rule_options)
-    emit(r.results, fmt, out, preamble=r.header, readable_text=r.text)
-    save_plot(r, plot, fmt)
+    emit(r.results, fmt, out, preamble=r.header, readable_text=r.text, force=force)
+    save_plot(r, plot, fmt, force)
 

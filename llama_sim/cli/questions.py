@@ -54,11 +54,11 @@ def advise(
     if plot is not None:
         from llama_sim.analysis.plots import save
 
-        save(res.plot(), plot)
+        save(res.plot(), plot, force)
     how = (f"{res.method}, {res.rollouts:,} roll-outs, strategies {', '.join(res.strategies)}"
            if res.method == "roll-outs" else res.method)
     emit(res.table, fmt, out, preamble=f"{game}: advice ({how}; horizon {res.horizon}; seed {seed})",
-         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""))
+         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""), force=force)
 
 
 # ------------------------------------------------------------------------------------ chart
@@ -125,13 +125,13 @@ def chart(
         from llama_sim.analysis.plots import save
 
         for name, path in (("pile", plot), ("opponent", opponent_plot)):
-            save(result.plot(name), path)
+            save(result.plot(name), path, force)
             notes.append(f"wrote {path}")
     if emit_strategy is not None:
-        name = C.emit_strategy(result, emit_strategy, emit_feature)
+        name = C.emit_strategy(result, emit_strategy, emit_feature, force)
         notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
     text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
-    emit(result.cells, fmt, out, readable_text=text)
+    emit(result.cells, fmt, out, readable_text=text, force=force)
 
 
 # ------------------------------------------------------------------------------------ tune
@@ -178,11 +178,11 @@ def tune(
     result = api.tune(game, strategy, players, vs=vs, budget=budget, metric=metric, seed=seed, threads=threads,
                       candidates=candidates, **rule_options)
     tables = {"results": result.final, "candidates": result.candidates, "race": result.race}
-    write_tables({path: tables[name] for name, path in paths.items()})
+    write_tables({path: tables[name] for name, path in paths.items()}, force)
     if plot is not None:
         from llama_sim.analysis.plots import save
 
-        save(result.plot(), plot)
+        save(result.plot(), plot, force)
     if fmt == "json":
         doc = {"summary": {k: json_value(v) for k, v in result.summary().items()},
                "final": json.loads(to_json(result.final)), "candidates": json.loads(to_json(result.candidates)),
@@ -243,6 +243,6 @@ def solve(
     check_out(out, force)
     check_plot(plot, force)
     r = api.solve(game, row=row, llama_row=llama_row, table=table, **rule_options)
-    emit(r.policy, fmt, out, readable_text=r.text)
-    save_plot(r, plot, fmt)
+    emit(r.policy, fmt, out, readable_text=r.text, force=force)
+    save_plot(r, plot, fmt, force)
 

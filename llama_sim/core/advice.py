@@ -10,9 +10,6 @@ sentence.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -21,7 +18,7 @@ from typing import Callable, NamedTuple, Protocol
 import numpy as np
 
 from llama_sim.core.errors import UsageError
-from llama_sim.core.jit import Kernel
+from llama_sim.core.jit import Kernel, generated_module
 from llama_sim.core.position import Position
 from llama_sim.core.registry import POLICY_SIG, get as get_strategy
 
@@ -146,17 +143,9 @@ def forced_policy(game: str, strategy_key: str, policy, turn_index: int):
     folder = Path(numba.config.CACHE_DIR or "") / "advise_forced" if numba.config.CACHE_DIR else None
     if builtin and folder is not None:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"forced_{game_name}_{name}.py"
             text = _FORCED_SOURCE.format(game=game_name, name=name, turn=turn_index)
-            if not path.exists() or path.read_text() != text:
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(text)
-                tmp.replace(path)
-            spec = importlib.util.spec_from_file_location(f"llama_sim_forced_{game_name}_{name}", path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module  # Numba's cache finds the wrapper's globals through it
-            spec.loader.exec_module(module)
+            module = generated_module(f"llama_sim_forced_{game_name}_{name}", path, text)
             return Kernel(module.forced, lambda: POLICY_SIG, f"{game} forced first action", nogil=False).get()
         except OSError:
             pass

@@ -6,7 +6,11 @@ from the cache in milliseconds. ``on_compile`` lets the CLI say "compiling" on t
 """
 from __future__ import annotations
 
+import glob
+import os
+import sys
 import warnings
+from pathlib import Path
 from typing import Callable
 
 from numba import njit
@@ -27,6 +31,55 @@ def _is_cached(dispatcher) -> bool:
         return False
 
 
+def _cache_failure(exc: BaseException) -> tuple[str, str] | None:
+    """("load", index file) when ``exc`` was raised reading a cache entry (a truncated or garbage
+    ``.nbi``/``.nbc`` from an interrupted write or a full disk fails in Numba's unpickling with
+    EOFError, UnpicklingError or almost anything else); ("save", index file) when writing one failed
+    (a full disk, a read-only cache folder); None for any other error."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename.endswith(os.path.join("numba", "core", "caching.py")):
+            owner = frame.f_locals.get("self")
+            index = getattr(owner, "_index_path", None) or getattr(getattr(owner, "_cache_file", None),
+                                                                    "_index_path", None)
+            name = frame.f_code.co_name
+            if index is not None and ("load" in name or "save" in name):
+                found = ("load" if "load" in name else "save", str(index))
+        tb = tb.tb_next
+    if found and found[0] == "save" and not isinstance(exc, OSError):
+        return None
+    return found
+
+
+def _remove_cache_entry(index: str) -> None:
+    """Delete a cache entry's index and data files, with a one-line notice (it is rebuilt)."""
+    base = Path(index).name[: -len(".nbi")]
+    for path in [Path(index), *Path(index).parent.glob(f"{glob.escape(base)}.*.nbc")]:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    _notice(f"the kernel cache file {index} (or its data) was damaged; rebuilding it")
+
+
+def _stop_saving(exc: BaseException) -> None:
+    """The cache folder takes no more files (full disk, read-only): this process still loads what is
+    cached but saves nothing more, instead of failing every compile."""
+    from numba.core import caching
+
+    caching.Cache.save_overload = lambda self, sig, data: None
+    _notice(f"cannot write the kernel cache ({getattr(exc, 'strerror', None) or exc}); "
+            "compiled kernels are not saved in this run")
+
+
+def _notice(text: str) -> None:
+    try:
+        print(f"llamasim: {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 class Kernel:
     """A nopython function compiled for one signature on first call, then cached on disk."""
 
@@ -39,10 +92,23 @@ class Kernel:
 
     def get(self):
         if self._dispatcher is None:
-            dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
-            if on_compile is not None and not _is_cached(dispatcher):
-                on_compile(self.label)
-            dispatcher.compile(self.signature_factory())
+            removed: set[str] = set()
+            while True:
+                dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
+                if on_compile is not None and not _is_cached(dispatcher):
+                    on_compile(self.label)
+                try:
+                    dispatcher.compile(self.signature_factory())
+                    break
+                except Exception as exc:  # a damaged cache file: remove it, compile again
+                    failure = _cache_failure(exc)
+                    if failure is None or failure[1] in removed:
+                        raise
+                    removed.add(failure[1])
+                    if failure[0] == "load":
+                        _remove_cache_entry(failure[1])
+                    else:
+                        _stop_saving(exc)
             dispatcher.disable_compile()
             self._dispatcher = dispatcher
         return self._dispatcher
@@ -53,3 +119,41 @@ class Kernel:
 
     def __call__(self, *args):
         return self.get()(*args)
+
+
+def generated_module(name: str, path: Path, source: str):
+    """Import module ``name`` from ``path``, a file this package generates into the kernel cache
+    folder with the text ``source``: written whole when missing; a damaged copy (a different text,
+    or a ``.pyc`` that fails to load) is rewritten with a one-line notice instead of failing every run."""
+    import importlib.util
+
+    from llama_sim.core.files import write_text
+
+    if name in sys.modules:
+        return sys.modules[name]
+    for attempt in (1, 2):
+        try:
+            current = path.read_bytes()
+        except OSError:
+            current = None
+        if current != source.encode():
+            if current is not None:
+                _notice(f"the generated kernel module {path} was damaged; rewriting it")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(path, source)
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # Numba's cache finds the module's globals through it
+            spec.loader.exec_module(module)
+            return module
+        except Exception:
+            sys.modules.pop(name, None)
+            if attempt == 2:
+                raise
+            _notice(f"the compiled copy of {path} was damaged; rebuilding it")
+            for stale in (Path(importlib.util.cache_from_source(str(path))), path):
+                try:
+                    stale.unlink()
+                except OSError:
+                    pass

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from llama_sim.core.errors import UsageError
+from llama_sim.core.files import check_target, whole_files, writing
 
 RESULT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "n", "seed"]
 FORMATS = ("table", "csv", "json")
@@ -27,28 +26,14 @@ OUT_SUFFIXES = (".csv", ".json", ".parquet")
 
 def check_out(path: Path | None, force: bool) -> None:
     """Refuse before any work is done, so a long run never ends in a refused write: the name must
-    end in a known suffix, name no folder, sit in an existing folder we can create files in, and
-    not name an existing file unless ``force``."""
+    end in a known suffix and pass ``files.check_target`` (a folder that exists and takes new files,
+    no folder of that name, no existing file unless ``force``)."""
     if path is None:
         return
     path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"--out {path} is a folder; give a file name such as {path / 'results.csv'}")
+    check_target(path, "--out", force)
     if path.suffix.lower() not in OUT_SUFFIXES:
         raise UsageError(f"--out {path}: use a .csv, .json or .parquet file name")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
-    folder = path.parent
-    if not folder.exists():
-        raise UsageError(f"--out {path}: folder {folder} does not exist")
-    if not folder.is_dir():
-        raise UsageError(f"--out {path}: {folder} is not a folder")
-    try:  # a real probe: permission bits do not tell root, read-only mounts or /proc apart
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".llamasim-", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(f"--out {path}: cannot write in folder {folder} ({exc.strerror or exc})") from None
     if path.suffix.lower() == ".parquet":
         try:
             import pyarrow  # noqa: F401  (pandas writes parquet through it)
@@ -58,14 +43,11 @@ def check_out(path: Path | None, force: bool) -> None:
 
 def check_new_file(path: Path, force: bool, option: str, suffixes: tuple[str, ...]) -> None:
     """A file other than ``--out`` (a plot, an emitted strategy), refused before any work is done:
-    a name with one of ``suffixes``, a folder that exists, no overwrite without ``force``."""
+    a name with one of ``suffixes`` that passes ``files.check_target``."""
     path = Path(path)
+    check_target(path, option, force)
     if path.suffix.lower() not in suffixes:
         raise UsageError(f"{option} {path}: use a {' or '.join(suffixes)} file name")
-    if path.exists() and not force:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
-    if not path.parent.exists():
-        raise UsageError(f"{option} {path}: folder {path.parent} does not exist")
 
 
 def write_table(df: pd.DataFrame, path: Path) -> None:
@@ -78,24 +60,14 @@ def write_table(df: pd.DataFrame, path: Path) -> None:
         path.write_text(to_json(df) + "\n")
 
 
-def write_tables(tables: dict[Path, pd.DataFrame]) -> None:
-    """Write every file of one result, or none: each goes to a temporary name in its own folder
-    (same file system, so the rename is atomic) and all are renamed only when every one was
-    written. On any failure (a full disk, Ctrl-C) the temporary files are removed."""
-    temps: dict[Path, Path] = {}
-    try:
+def write_tables(tables: dict[Path, pd.DataFrame], force: bool = True) -> None:
+    """Write every file of one result, or none (``files.whole_files``): each to a temporary name
+    in its own folder, all installed together once every one was written; without ``force`` a file
+    that appeared meanwhile (another run) is a conflict and nothing is written."""
+    with whole_files(list(tables), force) as temps:
         for path, df in tables.items():
-            path = Path(path)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}")
-            os.close(fd)
-            temps[path] = Path(tmp)
-            write_table(df, temps[path])
-        for path, tmp in temps.items():
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp in temps.values():
-            tmp.unlink(missing_ok=True)
-        raise
+            with writing(path, temps[Path(path)]):
+                write_table(df, temps[Path(path)])
 
 
 def _clean(value):
@@ -151,10 +123,12 @@ def readable(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None) -> None:
-    """Print in the chosen format (JSON: one document, nothing else) and write ``out`` if given."""
+def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None,
+         force: bool = True) -> None:
+    """Print in the chosen format (JSON: one document, nothing else) and write ``out`` if given
+    (without ``force``, never over a file that appeared during the run)."""
     if out is not None:
-        write_tables({out: df})
+        write_tables({out: df}, force)
     if fmt == "json":
         sys.stdout.write(to_json(df) + "\n")
     elif fmt == "csv":

@@ -6,16 +6,13 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import pandas as pd
 
-from llama_sim.core.errors import UsageError
+from llama_sim.core.files import check_target, whole_folder
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps import STEP_KINDS, StepOutcome, tag_text
 
@@ -42,23 +39,45 @@ def default_out(spec: Spec) -> Path:
     return Path("reports") / spec.name
 
 
+REPORT_ENTRIES = {"report.md", "report.html", "run.json", "tables", "plots"}
+REPORT_SUFFIXES = {"tables": (".csv", ".parquet"), "plots": (".png", ".svg")}
+
+
+def not_a_report(folder: Path) -> Optional[str]:
+    """None when ``folder`` is a report folder this tool wrote: a ``run.json`` it wrote and nothing
+    else than the report's own files; otherwise why not (what ``--force`` would have destroyed)."""
+    try:
+        run = json.loads((folder / "run.json").read_text())
+    except (OSError, ValueError):
+        return "has no run.json of a report"
+    if not (isinstance(run, dict) and {"command", "llama_sim_version", "steps"} <= set(run)):
+        return "has a run.json llamasim did not write"
+    for entry in sorted(folder.iterdir()):
+        if entry.name not in REPORT_ENTRIES or entry.is_symlink():
+            return f"holds {entry.name}, which is not part of a report"
+        if entry.name in REPORT_SUFFIXES:
+            if not entry.is_dir():
+                return f"holds {entry.name}, which is not part of a report"
+            for inner in entry.iterdir():
+                if inner.is_symlink() or not inner.is_file() or inner.suffix not in REPORT_SUFFIXES[entry.name]:
+                    return f"holds {entry.name}/{inner.name}, which is not part of a report"
+    return None
+
+
 def check_out_dir(out: Path, force: bool) -> None:
-    if out.exists() and not force:
-        raise UsageError(f"{out} exists; pass --force to replace it")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out} exists and is not a folder")
-    if not out.parent.exists():
-        raise UsageError(f"--out {out}: folder {out.parent} does not exist")
+    """Before any work: a report folder name that can be created, and with ``force`` only over a
+    report folder this tool wrote."""
+    check_target(out, "--out", force, folder=True, is_ours=not_a_report)
 
 
 def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
-    """Write the whole folder next to ``out`` first, then move it into place: a failed run never
-    leaves a half-written report, and an existing one is replaced only with ``force``."""
+    """Write the whole folder next to ``out`` first, then move it into place (``files.whole_folder``):
+    a failed or interrupted run never leaves a half-written report or a temporary folder, and an
+    existing folder is replaced only with ``force`` and only when it is a report folder."""
     from llama_sim.analysis.plots import figure_png, plot_league, save
 
     check_out_dir(out, force)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with whole_folder(out, force, not_a_report) as tmp:
         (tmp / "tables").mkdir()
         (tmp / "plots").mkdir()
         images: dict[str, bytes] = {}
@@ -82,19 +101,6 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
         (tmp / "run.json").write_text(json.dumps(result.run, indent=1, default=str) + "\n")
         (tmp / "report.md").write_text(render_markdown(result))
         (tmp / "report.html").write_text(render_html(result, images))
-        os.chmod(tmp, 0o755)
-        if out.exists():
-            old = out.with_name(f".{out.name}.old")
-            if old.exists():
-                shutil.rmtree(old)
-            out.rename(old)
-            tmp.rename(out)
-            shutil.rmtree(old)
-        else:
-            tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _md_table(df: pd.DataFrame) -> str:

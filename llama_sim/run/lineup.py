@@ -28,16 +28,15 @@ only in a module that a user's strategies file imports is not seen: touch the st
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib
 import inspect
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
-from llama_sim.core.jit import Kernel
+from llama_sim.core.jit import Kernel, generated_module
 
 KERNEL_MODES = ("auto", "generic", "lineup")
 # A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
@@ -159,19 +158,8 @@ def line_up_kernel(game: str, entries) -> Kernel:
     kernel = _KERNELS.get(key)
     if kernel is not None:
         return kernel
-    source = module_source(game, strategies)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.is_file() or path.read_text() != source:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)  # atomic: another process may be importing it
-    name = f"llamasim_lineup_{key}"
-    module = sys.modules.get(name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+    # written whole (another process may be importing it); a damaged copy is rewritten
+    module = generated_module(f"llamasim_lineup_{key}", path, module_source(game, strategies))
     kernel = Kernel(module.run_blocks, lambda: RUN_BLOCKS_SIG,
                     f"{game} kernel for {', '.join(s.name for s in strategies)}")
     _KERNELS[key] = kernel
