@@ -1,0 +1,189 @@
+"""A hostile environment: a damaged kernel cache, a reader that leaves the pipe, a full stdout, a
+closed stderr, SIGTERM. Each ends in a rebuilt cache, a quiet exit or one line, never a traceback."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from llama_sim.cli import main
+
+COMPARE = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", "200", "-q"]
+
+
+def llamasim(*args, env=None, **kw):
+    return subprocess.run([sys.executable, "-m", "llama_sim", *args], capture_output=kw.pop("capture", True),
+                          text=True, timeout=300, env={**os.environ, **(env or {})}, **kw)
+
+
+def one_line(err: str, needle: str) -> None:
+    assert "Traceback" not in err and err.strip().count("\n") == 0 and needle in err, err
+
+
+# ------------------------------------------------------------------------------ the kernel cache
+
+@pytest.fixture(scope="module")
+def cache_copy(tmp_path_factory):
+    """A copy of this source tree's kernel cache (kernels already compiled), to damage freely;
+    ``LLAMA_SIM_CACHE`` points a subprocess at it."""
+    import numba
+
+    if os.environ.get("NUMBA_CACHE_DIR") or not numba.config.CACHE_DIR:
+        pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
+    main_args = [*COMPARE, "--format", "csv"]
+    try:
+        main(main_args)  # the generic kernels in the cache
+    except SystemExit:
+        pass
+    source = Path(numba.config.CACHE_DIR)
+    base = tmp_path_factory.mktemp("cache")
+    shutil.copytree(source, base / source.name)
+    return base / source.name
+
+
+def run_blocks_entry(cache: Path) -> tuple[Path, Path]:
+    """The index and data file of the L.A.M.A. kernel's cache entry."""
+    index = next(p for p in cache.glob("lama_*/*_run_blocks-*.nbi"))
+    return index, next(index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc"))
+
+
+@pytest.mark.parametrize("damage", ["empty index", "truncated data", "garbage index"])
+def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, damage):
+    env = {"LLAMA_SIM_CACHE": str(cache_copy.parent)}
+    clean = llamasim(*COMPARE, "--format", "csv", env=env)
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
+    index, data = run_blocks_entry(cache_copy)
+    if damage == "empty index":  # was: "interrupted", exit 130 on every run
+        index.write_bytes(b"")
+    elif damage == "truncated data":  # was: UnpicklingError until the file was deleted by hand
+        data.write_bytes(data.read_bytes()[:100])
+    else:
+        index.write_bytes(os.urandom(3000))
+    r = llamasim(*COMPARE, "--format", "csv", env=env)
+    assert r.returncode == 0, r.stderr
+    one_line(r.stderr, "was damaged; rebuilding it")
+    assert r.stdout == clean.stdout  # the same numbers
+    again = llamasim(*COMPARE, "--format", "csv", env=env)
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == clean.stdout
+
+
+def test_a_damaged_line_up_module_is_rewritten(cache_copy):
+    env = {"LLAMA_SIM_CACHE": str(cache_copy.parent), "LLAMA_SIM_KERNEL": "lineup"}
+    env_bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    first = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE, "--format", "csv"], capture_output=True,
+                           text=True, timeout=300, env={**env_bytecode, **env})
+    assert first.returncode == 0, first.stderr
+    module = next(cache_copy.glob("lineups/lama_*.py"))
+    module.write_bytes(os.urandom(500))  # not even text
+    r = llamasim(*COMPARE, "--format", "csv", env=env)
+    assert r.returncode == 0 and r.stdout == first.stdout, r.stderr
+    one_line(r.stderr, "generated kernel module")
+    # its compiled copy (.pyc) damaged behind a valid header
+    subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE], capture_output=True, timeout=300,
+                   env={**env_bytecode, **env})
+    pyc = next(cache_copy.glob("lineups/__pycache__/lama_*.pyc"))
+    pyc.write_bytes(pyc.read_bytes()[:16] + b"\0garbage" * 20)
+    r = llamasim(*COMPARE, "--format", "csv", env=env)
+    assert r.returncode == 0 and r.stdout == first.stdout, r.stderr
+    one_line(r.stderr, "compiled copy")
+
+
+# ------------------------------------------------------------------------------ stdout and stderr
+
+@pytest.mark.parametrize("args", [["games"], COMPARE, [*COMPARE, "--format", "json"]], ids=["games", "compare", "json"])
+def test_a_reader_that_left_ends_the_run_quietly(args):
+    """stdout is a pipe nobody reads any more (``| head -1`` after its line): exit 0, no message."""
+    read, write = os.pipe()
+    os.close(read)
+    r = subprocess.run([sys.executable, "-m", "llama_sim", *args], stdout=write, stderr=subprocess.PIPE, text=True,
+                       timeout=300)
+    os.close(write)
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_head_takes_one_line():
+    r = subprocess.run(["bash", "-o", "pipefail", "-c", f"'{sys.executable}' -m llama_sim {' '.join(COMPARE)} | head -1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stderr == "" and r.stdout.startswith("L.A.M.A., 4 players")
+
+
+@pytest.mark.parametrize("args", [["games"], COMPARE])
+def test_stdout_on_a_full_disk_is_one_line(args):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "llama_sim", *args], stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=300)
+    assert r.returncode == 1
+    one_line(r.stderr, "No space left on device")
+
+
+def test_a_closed_stderr(tmp_path):
+    """Descriptor 2 closed: an error still exits 2 (and nothing lands on stdout), and a run's
+    output file is not opened as descriptor 2 and filled with what goes to stderr."""
+    close_stderr = lambda: os.close(2)  # noqa: E731
+    r = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "-g", "lama", "greedy", "nosuch"],
+                       stdout=subprocess.PIPE, preexec_fn=close_stderr, text=True, timeout=300)
+    assert r.returncode == 2 and r.stdout == ""
+    out = tmp_path / "x.csv"
+    r = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE[:-1], "--out", str(out)], stdout=subprocess.PIPE,
+                       preexec_fn=close_stderr, text=True, timeout=300)
+    assert r.returncode == 0 and f"wrote {out}" in r.stdout
+    assert list(pd.read_csv(out).columns[:3]) == ["game", "players", "strategy"]
+
+
+def test_stderr_on_a_full_disk():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "-g", "lama", "greedy", "nosuch"],
+                           stdout=subprocess.PIPE, stderr=full, text=True, timeout=300)
+    assert r.returncode == 2 and r.stdout == ""
+
+
+# ------------------------------------------------------------------------------ SIGTERM
+
+def signal_mid_run(args, cwd, signum):
+    """Start the CLI with stderr on a pseudo-terminal (so the progress bar shows), wait for the bar,
+    send ``signum`` to the process alone; return (exit status, lines printed after it, stdout)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE, stderr=slave,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}, cwd=cwd)
+    os.close(slave)
+
+    def read(until_exit):
+        got = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 300)
+            assert ready, "no output within 300 s"
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                return got
+            if not chunk:
+                return got
+            got += chunk
+            if not until_exit and b"/" in chunk:
+                return got
+
+    read(False)
+    proc.send_signal(signum)
+    after = read(True).decode(errors="replace")
+    code = proc.wait(timeout=120)
+    os.close(master)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after).replace("\r", "\n")
+    return code, [ln for ln in text.split("\n") if ln.strip() and "/" not in ln], proc.stdout.read().decode()
+
+
+def test_sigterm_is_like_ctrl_c(tmp_path):
+    main([*COMPARE])  # kernels in the disk cache
+    args = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", str(10**10), "--out", "x.csv",
+            "--plot", "x.svg", "--threads", "2"]
+    code, lines, out = signal_mid_run(args, tmp_path, signal.SIGTERM)
+    assert code == 143, lines
+    assert len(lines) == 1 and re.fullmatch(r"llamasim: terminated after \d+ rounds; nothing written", lines[0]), lines
+    assert out == "" and list(tmp_path.iterdir()) == []
