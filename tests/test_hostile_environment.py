@@ -146,7 +146,7 @@ def test_stderr_on_a_full_disk():
 
 def signal_mid_run(args, cwd, signum):
     """Start the CLI with stderr on a pseudo-terminal (so the progress bar shows), wait for the bar,
-    send ``signum`` to the process alone; return (exit status, lines printed after it, stdout)."""
+    send ``signum`` to the process alone; return (exit status, its messages after it, stdout)."""
     import pty
     import select
 
@@ -176,7 +176,9 @@ def signal_mid_run(args, cwd, signum):
     code = proc.wait(timeout=120)
     os.close(master)
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after).replace("\r", "\n")
-    return code, [ln for ln in text.split("\n") if ln.strip() and "/" not in ln], proc.stdout.read().decode()
+    assert "Traceback" not in text, text
+    # the message may share a line with the bar's last redraw
+    return code, re.findall(r"llamasim: [^\n]*", text), proc.stdout.read().decode()
 
 
 def test_sigterm_is_like_ctrl_c(tmp_path):
@@ -185,5 +187,25 @@ def test_sigterm_is_like_ctrl_c(tmp_path):
             "--plot", "x.svg", "--threads", "2"]
     code, lines, out = signal_mid_run(args, tmp_path, signal.SIGTERM)
     assert code == 143, lines
-    assert len(lines) == 1 and re.fullmatch(r"llamasim: terminated after \d+ rounds; nothing written", lines[0]), lines
+    assert len(lines) == 1, lines
+    assert re.fullmatch(r"llamasim: terminated after \d+ rounds; nothing written", lines[0].strip()), lines
     assert out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_while_files_are_put_in_place_waits_for_all_of_them(tmp_path):
+    """The signal arrives between the first and the second of a result's three files: all three are
+    put in place, then the run stops (143) and says what it wrote."""
+    code = ("import os, signal, sys\n"
+            "real = os.link\n"
+            "def link(a, b):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(a, b)\n"
+            "os.link = link\n"
+            "from llama_sim.cli import main\n"
+            "main(sys.argv[1:])\n")
+    r = subprocess.run([sys.executable, "-c", code, *COMPARE, "--out", "x.csv"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 143, r.stderr
+    one_line(r.stderr, "terminated after 204 rounds; already wrote x.csv, x.paired.csv, x.ranking.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv", "x.paired.csv", "x.ranking.csv"]
+    assert len(pd.read_csv(tmp_path / "x.ranking.csv")) == 2

@@ -54,11 +54,13 @@ def _interrupted(signum, frame) -> None:
 
 
 def _interrupt_message(signum: int) -> str:
+    from llama_sim.core.files import installed
     from llama_sim.run.simulate import played
 
     done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
     how = "terminated" if signum == _SIGTERM else "interrupted"
-    return f"llamasim: {how} after {done}; nothing written"
+    wrote = f"already wrote {', '.join(map(str, installed))}" if installed else "nothing written"
+    return f"llamasim: {how} after {done}; {wrote}"
 
 
 _SIGTERM = 15
@@ -113,7 +115,10 @@ def main(argv: list[str] | None = None) -> None:
 
     from llama_sim.run.simulate import Interrupted, played
 
+    from llama_sim.core.files import installed
+
     played.update(rounds=0, games=0)
+    installed.clear()
     DEBUG["on"] = False
     _standard_streams()
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.

@@ -24,6 +24,7 @@ from llama_sim.core.errors import UsageError
 
 TEMP_PREFIX = ".llamasim-"
 _held = {"depth": 0, "pending": None}
+installed: list[Path] = []  # every file and folder this process put in place, for the Ctrl-C message
 
 
 def hold_signal(signum: int) -> bool:
@@ -162,6 +163,7 @@ def install(files: dict[Path, Path], force: bool) -> None:
             for path in linked:
                 path.unlink(missing_ok=True)
             raise
+        installed.extend(Path(p) for p in files)
 
 
 @contextlib.contextmanager
@@ -245,5 +247,6 @@ def whole_folder(path: Path, force: bool, is_ours: Callable[[Path], Optional[str
                     if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
                         raise _conflict(path) from None
                     raise
+            installed.append(path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
