@@ -322,3 +322,13 @@ def test_plot_folder_without_write_permission(capsys, tmp_path):
 
 def test_a_plot_in_a_folder_nobody_can_write(capsys):
     one_line(*call(capsys, *COMPARE, "--plot", "/proc/llamasim-x.png")[::2], "cannot write")
+
+
+def test_outputs_get_the_usual_file_mode(tmp_path):
+    """Written through a temporary file, but with the mode a plain write gives (umask 022: 0644)."""
+    old = os.umask(0o022)
+    try:
+        files.write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644

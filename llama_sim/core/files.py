@@ -129,13 +129,23 @@ def temp_file(path: Path) -> Path:
     """A new empty temporary file in ``path``'s folder, ending in ``path``'s suffix (writers such
     as matplotlib choose the format by it)."""
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=TEMP_PREFIX, suffix=".tmp" + Path(path).suffix)
-    os.close(fd)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # the mode a plain open() gives, not mkstemp's private 0600
+    finally:
+        os.close(fd)
     return Path(tmp)
 
 
-def install(files: dict[Path, Path], force: bool) -> None:
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def install(files: dict[Path, Path], force: bool, output: bool = True) -> None:
     """Move each written temporary file (target -> temporary) into place, all or none: without
-    ``force`` no existing file is touched, and one that appeared meanwhile is a conflict."""
+    ``force`` no existing file is touched, and one that appeared meanwhile is a conflict.
+    ``output``: a file the user asked for (listed in ``installed``), not one of the caches."""
     linked: list[Path] = []
     with _signals_held(), _locked(Path(p).parent for p in files):
         try:
@@ -163,7 +173,8 @@ def install(files: dict[Path, Path], force: bool) -> None:
             for path in linked:
                 path.unlink(missing_ok=True)
             raise
-        installed.extend(Path(p) for p in files)
+        if output:
+            installed.extend(Path(p) for p in files)
 
 
 @contextlib.contextmanager
@@ -178,7 +189,7 @@ def writing(target: Path, tmp: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def whole_files(paths, force: bool) -> Iterator[dict[Path, Path]]:
+def whole_files(paths, force: bool, output: bool = True) -> Iterator[dict[Path, Path]]:
     """Yield {target: temporary path}; write each temporary file, and on leaving all are installed
     together (``install``), or on any failure removed."""
     temps: dict[Path, Path] = {}
@@ -193,22 +204,22 @@ def whole_files(paths, force: bool) -> Iterator[dict[Path, Path]]:
             if exc.errno is None or target is None:
                 raise
             raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
-        install(temps, force)
+        install(temps, force, output)
     finally:
         for tmp in temps.values():
             tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
-def whole_file(path: Path, force: bool = True) -> Iterator[Path]:
+def whole_file(path: Path, force: bool = True, output: bool = True) -> Iterator[Path]:
     """Yield a temporary path to write ``path``'s content to; installed when the block ends."""
-    with whole_files([path], force) as temps:
+    with whole_files([path], force, output) as temps:
         yield temps[Path(path)]
 
 
-def write_text(path: Path, text: str, force: bool = True) -> None:
-    """``path.write_text(text)``, whole or not at all."""
-    with whole_file(path, force) as tmp:
+def write_text(path: Path, text: str, force: bool = True, output: bool = True) -> None:
+    """``path.write_text(text)``, whole or not at all (``output``: see ``install``)."""
+    with whole_file(path, force, output) as tmp:
         tmp.write_text(text)
 
 
@@ -221,9 +232,7 @@ def whole_folder(path: Path, force: bool, is_ours: Callable[[Path], Optional[str
     tmp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=path.parent))
     try:
         yield tmp
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)
+        os.chmod(tmp, 0o777 & ~_umask())
         with _signals_held(), _locked([path.parent]):
             if os.path.lexists(path):
                 if not force:

@@ -140,7 +140,7 @@ def generated_module(name: str, path: Path, source: str):
             if current is not None:
                 _notice(f"the generated kernel module {path} was damaged; rewriting it")
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, source)
+            write_text(path, source, output=False)
         try:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)

@@ -39,6 +39,7 @@ import numpy as np
 
 from llama_sim.run import lineup
 from llama_sim.core.errors import UsageError
+from llama_sim.core.files import write_text
 from llama_sim.run.simulate import (
     Plan, Work, check_plays, check_seed, default_threads, empty_tally, iter_tasks, played, run_chunk, strata,
     warm_up, with_kernel,
@@ -157,7 +158,7 @@ def _load_files(files: list[tuple[str, str]]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / name
         if not path.exists() or path.read_text() != source:
-            path.write_text(source)
+            write_text(path, source, output=False)  # whole: another worker may be loading it
         registry.load_file(path)
 
 
