@@ -167,12 +167,15 @@ def test_force_replaces_its_own_report_and_nothing_else(tmp_path):
     assert (tmp_path / "rep" / "notes.md").read_text() == "mine"
 
 
-def test_force_does_not_replace_a_file_with_a_folder(capsys, tmp_path):
+def test_force_does_not_replace_a_file_or_a_link_with_a_folder(capsys, tmp_path):
     (tmp_path / "spec.toml").write_text(SPEC)
     (tmp_path / "rep").write_text("a file")
-    one_line(*call(capsys, "run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "rep"), "--force",
-                   "-q")[::2], "not a folder")
-    assert (tmp_path / "rep").read_text() == "a file"
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    for name in ("rep", "link"):
+        one_line(*call(capsys, "run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / name), "--force",
+                       "-q")[::2], "not a folder")
+    assert (tmp_path / "rep").read_text() == "a file" and (tmp_path / "link").resolve() == tmp_path / "elsewhere"
 
 
 # ------------------------------------------------------------------------------ two runs, one --out

@@ -105,10 +105,11 @@ def check_target(path: Path, option: str, force: bool, folder: bool = False,
     if len(os.fsencode(os.path.abspath(text))) >= 4096:
         raise UsageError(f"{option}: the path is longer than the system allows (4096 bytes)")
     if folder:
-        if path.exists() and not path.is_dir():
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
             raise UsageError(f"{path} exists and is not a folder")
     elif path.is_dir():
-        raise UsageError(f"{option} {path} is a folder; give a file name such as {path / 'results.csv'}")
+        example = path / ("results.csv" if option == "--out" else f"name{path.suffix}")
+        raise UsageError(f"{option} {path} is a folder; give a file name such as {example}")
     if os.path.lexists(path):
         if not force:
             raise UsageError(f"{path} exists; pass --force to {'replace' if folder else 'overwrite'} it")
