@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from llama_sim.cli import listing, play, questions, reports  # noqa: F401  (their commands register, in this order)
 from llama_sim.cli.app import DEBUG, app
+from llama_sim.core import interrupt
 from llama_sim.core.errors import UsageError
 
 _METAVARS = {"--game": "GAME", "game": "GAME", "--seat": "STRATEGY", "--vs": "STRATEGY", "--strategy": "STRATEGY",
@@ -45,6 +46,7 @@ def _readable_metavars(command) -> None:
 def _interrupted(*_) -> None:
     from llama_sim.run.simulate import Interrupted
 
+    interrupt.REQUESTED.set()
     raise Interrupted()
 
 
@@ -64,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     from llama_sim.run.simulate import Interrupted, played
 
     played.update(rounds=0, games=0)
+    interrupt.REQUESTED.clear()
     DEBUG["on"] = False
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
     previous = signal.signal(signal.SIGINT, _interrupted) if threading.current_thread() is threading.main_thread() else None
@@ -73,6 +76,9 @@ def main(argv: list[str] | None = None) -> None:
         command.main(args=argv, standalone_mode=False, prog_name="llamasim")
     except (Interrupted, KeyboardInterrupt, typer.Abort):
         print(_interrupt_message(), file=sys.stderr, flush=True)
+        if interrupt.still_running():  # compiled code cannot be stopped: end the process, threads and all
+            sys.stdout.flush()
+            os._exit(130)
         sys.exit(130)
     except UsageError as exc:
         print(f"llamasim: error: {exc}", file=sys.stderr)
