@@ -141,3 +141,18 @@ def test_advise_with_a_billion_rollouts_stops_on_ctrl_c(tmp_path):
                                      "--pile", "20", "--rollouts", "1000000000", "-q"], 10, tmp_path)
     assert code == 130 and took < 10, (err, took)
     assert err.strip().count("\n") == 0 and "interrupted" in err, err
+
+
+def test_chart_with_an_out_of_bounds_policy(capsys, tmp_path):
+    name = "hostile_chart_far"
+    src = policy_file(tmp_path, name, ["return hand[10**8] * 0"])
+    one_line_error(*call(capsys, "chart", "-g", "lama", "--games", "200", "-q", "--policy", name,
+                         "--strategies-file", str(src))[::2], f"strategy '{name}' ({name}.py) failed while playing")
+
+
+def test_advise_with_an_out_of_bounds_opponent(capsys, tmp_path):
+    name = "hostile_advise_far"
+    src = policy_file(tmp_path, name, ["rng[-3] = 1", "return 0"])
+    code, _, err = call(capsys, "advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1",
+                        "--pile", "20", "--rollouts", "100", "-q", "--opponents", f"{name},{name},{name}", "--strategies-file", str(src))
+    one_line_error(code, err, f"strategy '{name}'")

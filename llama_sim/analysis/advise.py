@@ -50,11 +50,12 @@ import pandas as pd
 
 from llama_sim.core import interrupt
 from llama_sim.core.advice import ExactAnswer, RolloutLineup, advice_of, forced_policy
-from llama_sim.core.errors import UsageError
+from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec
 from llama_sim.core.ruleset import get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
+from llama_sim.run.simulate import policy_error
 
 FORCED_COL = MAX_PARAMS  # params column holding the forced first action
 METRICS_ROUND = ("penalty_per_round", "went_out_rate")
@@ -291,7 +292,14 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
             def work(first, end=mom.n + size):
                 s1 = np.zeros_like(mom.s1)
                 s2 = np.zeros_like(mom.s2)
-                interrupt.call(run, first, min(CHUNK, end - first), s1, s2)
+                try:
+                    interrupt.call(run, first, min(CHUNK, end - first), s1, s2)
+                except (Interrupted, UsageError):
+                    raise
+                except Exception as exc:  # an engine's illegal-action report, or a strategies file's code
+                    labels = [p.label for p in line.players] + [line.players[0].label]  # entry n: the wrapper
+                    raise (illegal_action_error(exc, labels, action_names(pos.game))
+                           or policy_error(exc, line.players)) from None
                 return s1, s2
 
             # the batch's chunks a window at a time (a batch may hold 10^9 roll-outs): integer sums,
