@@ -156,3 +156,13 @@ def test_advise_with_an_out_of_bounds_opponent(capsys, tmp_path):
     code, _, err = call(capsys, "advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1",
                         "--pile", "20", "--rollouts", "100", "-q", "--opponents", f"{name},{name},{name}", "--strategies-file", str(src))
     one_line_error(code, err, f"strategy '{name}'")
+
+
+def test_a_strategies_file_may_not_print(capsys, tmp_path):
+    """Compiled code prints with no prefix: a policy could forge llamasim's own error lines."""
+    name = "hostile_printer"
+    src = policy_file(tmp_path, name, ["if legal >= 0:", "    print('llamasim: error: your strategy lost')",
+                                       "return 0"])
+    one_line_error(*play(capsys, src, name)[::2], "line 5 uses print")
+    src.write_text(HEAD + "say = print\n")
+    one_line_error(*call(capsys, "strategies", "--strategies-file", str(src))[::2], "line 2 uses print")

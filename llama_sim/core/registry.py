@@ -262,6 +262,7 @@ def load_file(path: str | Path) -> None:
         raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
     for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
         load_builtin(game)
+    refuse_print(path)
     mod_name = USER_MODULE_PREFIX + re.sub(r"\W", "_", path.stem)
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
@@ -281,6 +282,23 @@ def load_file(path: str | Path) -> None:
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
                          details=traceback.format_exc()) from None
+
+
+def refuse_print(path: Path) -> None:
+    """A strategies file may not use ``print``: compiled code prints to the terminal with no prefix,
+    so a policy could print text that passes for llamasim's own messages (and would print at every
+    one of millions of decisions). Errors a policy raises are reported as the strategy's own."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the import below reports it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "print":
+            raise UsageError(f"strategies file {path}: line {node.lineno} uses print; a strategy may not print "
+                             f"(its text could pass for llamasim's messages): return actions, or call the "
+                             f"policy from Python to inspect it")
 
 
 def strategies_for(game: str) -> list[Strategy]:
