@@ -119,3 +119,18 @@ def test_spec_advise_rollouts_capped(capsys, tmp_path):
     spec.write_text(SPEC_HEAD + '[[steps]]\nkind = "advise"\nhand = "2 2 6 L"\ntop = 4\nhand_sizes = [3, 5, 1]\n'
                     'pile = 20\nrollouts = 10000000000000\n')
     one_line_error(*call(capsys, "run", str(spec), "--out", str(tmp_path / "out"))[::2], "rollouts")
+
+
+def test_a_precision_too_fine_to_reach_stops_at_the_cap(capsys):
+    """1e-320 made the next batch's size infinite: OverflowError before."""
+    code, out, err = call(capsys, "compare", "-g", "lama", "greedy", "threshold", "--precision", "1e-320",
+                          "--max-rounds", "4000", "-q")
+    assert code == 0 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["bench", "-g", "lama", "--reference-rounds", "1" + "0" * 24], "--reference-rounds must be from 1 to"),
+    (["chart", "-g", "lama", "--games", "1" + "0" * 24], "--games must be at most"),
+])
+def test_more_counts_are_capped(capsys, args, needle):
+    one_line_error(*call(capsys, *args, "-q")[::2], needle)
