@@ -19,16 +19,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from llama_sim.analysis.advise import advise
-from llama_sim.analysis.chart import chart
-from llama_sim.analysis.compare import (
-    CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult, compare, seat_table, simulate, solve,
-    sweep,
-)
-from llama_sim.analysis.league import league
-from llama_sim.analysis.tune import tune
-from llama_sim.analysis.variants import compare_variants
-from llama_sim.present.experiment import run_experiment
+from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
+from llama_sim.analysis import tune as _tune, variants as _variants
+from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
+from llama_sim.core.arguments import checked
+from llama_sim.present import experiment as _experiment
+
+# Every function checks its arguments as the CLI does (``core.arguments``): a wrong type or a
+# misspelt keyword is one UsageError, not a TypeError from inside a run or a silently wrong run.
+simulate = checked(_compare.simulate)
+compare = checked(_compare.compare)
+seat_table = checked(_compare.seat_table)
+sweep = checked(_compare.sweep)
+solve = checked(_compare.solve)
+advise = checked(_advise.advise)
+chart = checked(_chart.chart)
+tune = checked(_tune.tune)
+league = checked(_league.league)
+compare_variants = checked(_variants.compare_variants)
+run_experiment = checked(_experiment.run_experiment)
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
            "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",

@@ -48,12 +48,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from llama_sim.core import interrupt
 from llama_sim.core.advice import ExactAnswer, RolloutLineup, advice_of, forced_policy
-from llama_sim.core.errors import UsageError
+from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec
 from llama_sim.core.ruleset import get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
+from llama_sim.run.simulate import policy_error
 
 FORCED_COL = MAX_PARAMS  # params column holding the forced first action
 METRICS_ROUND = ("penalty_per_round", "went_out_rate")
@@ -63,6 +65,8 @@ SEPARATION_SE = 3.0
 DEFAULT_PRECISION = 0.02
 DEFAULT_MAX_ROLLOUTS = 200_000
 FIRST_BATCH = 2048
+MAX_ROLLOUTS = 10**9  # days of work at the largest table: beyond it a count is a typing slip
+WINDOW = 256  # chunks handed to the threads at a time
 CHUNK = 512  # roll-outs per kernel call (threads take whole chunks; results never depend on them)
 
 
@@ -83,7 +87,9 @@ def load_position_file(path: str | Path) -> dict:
         text = path.read_text()
         data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"could not read position file {path}: {' '.join(str(exc).split())}") from None
+        raise UsageError(f"could not read position file {path}: {' '.join(str(exc).split())[:200]}") from None
+    except RecursionError:  # both parsers recurse into nested arrays
+        raise UsageError(f"could not read position file {path}: nested too deeply") from None
     if not isinstance(data, dict):
         raise UsageError(f"position file {path}: expected a table of options")
     out = {}
@@ -262,10 +268,9 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
     depend on ``threads``, so the result is the same for any thread count."""
     if horizon not in ("round", "game"):
         raise UsageError(f"--horizon must be round or game, got '{horizon}'")
-    if n_rollouts is not None and n_rollouts < 2:
-        raise UsageError("--rollouts must be at least 2")
-    if max_rollouts < 2:
-        raise UsageError("--max-rollouts must be at least 2")
+    for option, value in (("--rollouts", n_rollouts), ("--max-rollouts", max_rollouts)):
+        if value is not None and not 2 <= value <= MAX_ROLLOUTS:
+            raise UsageError(f"{option} must be from 2 to {MAX_ROLLOUTS:,} ({MAX_ROLLOUTS:.0e}), not {value}")
     if precision is not None and precision <= 0:
         raise UsageError("--precision must be positive")
     line = lineup(pos.game, pos.n, policy, opponents)
@@ -282,18 +287,28 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
     try:
         while mom.n < cap:
             size = min(max(FIRST_BATCH, mom.n), cap - mom.n) if n_rollouts is None else cap - mom.n
-            starts = list(range(mom.n, mom.n + size, CHUNK))
+            starts = range(mom.n, mom.n + size, CHUNK)
 
             def work(first, end=mom.n + size):
                 s1 = np.zeros_like(mom.s1)
                 s2 = np.zeros_like(mom.s2)
-                run(first, min(CHUNK, end - first), s1, s2)
+                try:
+                    interrupt.call(run, first, min(CHUNK, end - first), s1, s2)
+                except (Interrupted, UsageError):
+                    raise
+                except Exception as exc:  # an engine's illegal-action report, or a strategies file's code
+                    labels = [p.label for p in line.players] + [line.players[0].label]  # entry n: the wrapper
+                    raise (illegal_action_error(exc, labels, action_names(pos.game))
+                           or policy_error(exc, line.players)) from None
                 return s1, s2
 
-            parts = list(pool.map(work, starts)) if pool else [work(f) for f in starts]
-            for s1, s2 in parts:
-                mom.s1 += s1
-                mom.s2 += s2
+            # the batch's chunks a window at a time (a batch may hold 10^9 roll-outs): integer sums,
+            # so the order of arrival changes nothing
+            for window in range(0, len(starts), WINDOW):
+                part = starts[window:window + WINDOW]
+                for s1, s2 in (pool.map(work, part) if pool else map(work, part)):
+                    mom.s1 += s1
+                    mom.s2 += s2
             mom.n += size
             if n_rollouts is None and _stop(mom, horizon, precision, z):
                 break

@@ -14,12 +14,16 @@ import time
 
 import numpy as np
 
+from llama_sim.core.errors import UsageError
 from llama_sim.core import registry
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.run.backends import run
 from llama_sim.run.simulate import default_threads, empty_tally, run_chunk, seat_plan, with_kernel
 
 BENCH_PLAYERS = 4
+
+
+MAX_REFERENCE_ROUNDS = 1_000_000  # the reference engine's rounds: about a quarter of an hour
 
 
 def counting(policy, counter: list[int]):
@@ -34,6 +38,8 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     """One row: the generic kernel (``kernel_*``) and the line-up's own kernel (``lineup_*``, see
     ``llama_sim.run.lineup``; its compile is outside the timing) on the same rounds, the reference engine on
     ``reference_rounds`` of them, and whether both kernels' sums equal the reference's there."""
+    if not 1 <= reference_rounds <= MAX_REFERENCE_ROUNDS:  # plain Python: about 1000 rounds a second
+        raise UsageError(f"--reference-rounds must be from 1 to {MAX_REFERENCE_ROUNDS:,}, not {reference_rounds}")
     name = game.bench_strategy
     seats = min(max(BENCH_PLAYERS, game.min_players), game.max_players)
     players = [registry.parse_spec(game.name, name) for _ in range(seats)]

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.analysis.advise import forced_policy
-from llama_sim.core import registry
+from llama_sim.core import interrupt, registry
 from llama_sim.core.chart_data import FEATURE_OPPONENT, FEATURE_PILE, MAX_HAND, MAX_PILE, MAX_POINTS, TOKENS, bins
 from llama_sim.core.chart_kernel import (
     DEFAULT_OPP_EDGES, DEFAULT_PILE_EDGES, MEASURES, N_STAT, N_STATS, S_NN, S_POLICY_QUIT, S_SN, S_SS, S_SUM,
@@ -72,7 +72,7 @@ from llama_sim.core.engine import WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import write_text
 from llama_sim.core.ruleset import all_games, get_game
-from llama_sim.run.simulate import default_threads
+from llama_sim.run.simulate import MAX_PLAYS, default_threads, policy_error
 
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
@@ -195,6 +195,18 @@ def _effective_games(acc, t, p, b) -> int:
     return int(n_dec * n_dec // nn) if nn else 0
 
 
+def _batches(items, size: int):
+    """Lists of up to ``size`` items of the iterator ``items``: a window of chunks at a time."""
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _player(game: str, policy: str) -> registry.Player:
     return registry.parse_spec(game, policy)
 
@@ -227,6 +239,8 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
         raise UsageError(f"{spec.name} is played by {spec.min_players} to {spec.max_players} players, not {players}")
     if games < 2:
         raise UsageError(f"--games must be at least 2 (intervals are over games), not {games}")
+    if games > MAX_PLAYS:
+        raise UsageError(f"--games must be at most {MAX_PLAYS} (1e11), not {games}")
     policy = policy or rules.default_policy
     player = _player(spec.name, policy)
     pile_edges = tuple(pile_edges) if pile_edges is not None else rules.pile_edges
@@ -239,27 +253,37 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     kernel.get()
     shape_pile = (N_STATS, len(TOKENS), MAX_POINTS, len(pile_spans))
     shape_opp = (N_STATS, len(TOKENS), MAX_POINTS, len(opp_spans))
-    chunks = [(g, min(GAMES_PER_CHUNK, games - g)) for g in range(0, games, GAMES_PER_CHUNK)]
+    chunks = ((g, min(GAMES_PER_CHUNK, games - g)) for g in range(0, games, GAMES_PER_CHUNK))
 
     def one(chunk):
         first, count = chunk
         acc_pile = np.zeros(shape_pile, np.int64)
         acc_opp = np.zeros(shape_opp, np.int64)
-        kernel(np.uint64(seed % 2**64), first, count, players, funcs, params, MEASURES.index(measure),
-               pile_bin, opp_bin, acc_pile, acc_opp)
-        return acc_pile, acc_opp
+        try:
+            with interrupt.track():
+                kernel(np.uint64(seed % 2**64), first, count, players, funcs, params, MEASURES.index(measure),
+                       pile_bin, opp_bin, acc_pile, acc_opp)
+        except Exception as exc:  # only a strategies file's (bounds-checked) code raises here
+            raise policy_error(exc, [player]) from None
+        return (first, count), (acc_pile, acc_opp)
 
     threads = default_threads() if threads is None else threads
     if threads < 1:
         raise UsageError(f"--threads must be at least 1, not {threads}")
     acc_pile = np.zeros(shape_pile, np.int64)
     acc_opp = np.zeros(shape_opp, np.int64)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for (first, count), (a, b) in zip(chunks, pool.map(one, chunks)):
-            acc_pile += a
-            acc_opp += b
-            if progress is not None:
-                progress(count)
+    # Chunks run on pool threads, so Ctrl-C reaches the main thread; no ``with``: on an interrupt
+    # the pool is left at once (the command line then ends the process: see ``core.interrupt``).
+    pool = ThreadPoolExecutor(max_workers=threads)
+    try:
+        for window in _batches(chunks, 4 * threads):
+            for (first, count), (a, b) in pool.map(one, window):
+                acc_pile += a
+                acc_opp += b
+                if progress is not None:
+                    progress(count)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
     total = int(acc_pile[N_STAT].sum())
     label = player.label
     scale = {"own": 1, "relative": players - 1, "win": WIN_UNITS}[measure]

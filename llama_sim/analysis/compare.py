@@ -476,7 +476,10 @@ def sweep_values(param: str) -> tuple[str, np.ndarray]:
         raise UsageError(f"--param '{param}': lo, hi and step must be finite numbers")
     if step <= 0 or hi < lo:
         raise UsageError(f"--param '{param}': need step > 0 and lo <= hi")
-    count = int(np.floor((hi - lo) / step + 1e-9)) + 1
+    span = np.floor((hi - lo) / step + 1e-9)  # inf for a step like 1e-320: checked before int()
+    if not span < MAX_SWEEP_VALUES:
+        raise UsageError(f"--param '{param}' gives {span + 1:g} values; at most {MAX_SWEEP_VALUES}")
+    count = int(span) + 1
     if count > MAX_SWEEP_VALUES:
         raise UsageError(f"--param '{param}' gives {count} values; at most {MAX_SWEEP_VALUES}")
     return key.strip(), lo + step * np.arange(count)

@@ -102,6 +102,10 @@ def search_space(strategy: registry.Strategy) -> Space:
     ps = strategy.params
     if not ps:
         raise UsageError(f"{strategy.game} strategy '{strategy.name}' has no parameters to tune")
+    for p in ps:  # candidates are drawn across [low, high]: an infinite side would give inf and NaN
+        if not (math.isfinite(p.low) and math.isfinite(p.high)):
+            raise UsageError(f"cannot tune {strategy.game} strategy '{strategy.name}': parameter {p.name} has "
+                             f"bounds [{p.low:g}, {p.high:g}]; tune searches between finite bounds")
     return Space(tuple(p.name for p in ps), np.array([p.low for p in ps]), np.array([p.high for p in ps]),
                  np.array([_whole(p.low) and _whole(p.high) and _whole(p.default) for p in ps]))
 

@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from llama_sim.cli import listing, play, questions, reports  # noqa: F401  (their commands register, in this order)
 from llama_sim.cli.app import DEBUG, app
+from llama_sim.core import interrupt
 from llama_sim.core.errors import UsageError
 
 _METAVARS = {"--game": "GAME", "game": "GAME", "--seat": "STRATEGY", "--vs": "STRATEGY", "--strategy": "STRATEGY",
@@ -50,6 +51,7 @@ def _interrupted(signum, frame) -> None:
 
     if hold_signal(signum):
         return
+    interrupt.REQUESTED.set()
     raise Interrupted(signum)
 
 
@@ -119,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
 
     played.update(rounds=0, games=0)
     installed.clear()
+    interrupt.REQUESTED.clear()
     DEBUG["on"] = False
     _standard_streams()
     # Ctrl-C raises our own exception: click would turn a KeyboardInterrupt into its own message.
@@ -133,6 +136,9 @@ def main(argv: list[str] | None = None) -> None:
     except (Interrupted, KeyboardInterrupt, typer.Abort) as exc:
         signum = exc.args[0] if isinstance(exc, Interrupted) and exc.args else signal.SIGINT
         _say(_interrupt_message(signum))
+        if interrupt.still_running():  # compiled code cannot be stopped: end the process, threads and all
+            _quiet_stdout()
+            os._exit(128 + signum)
         sys.exit(128 + signum)
     except UsageError as exc:
         _say(f"llamasim: error: {exc}")

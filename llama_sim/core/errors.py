@@ -27,6 +27,12 @@ class UsageError(ValueError):
         return type(self), (str(self), self.details)
 
 
+class Interrupted(Exception):
+    """Raised by the CLI's Ctrl-C handler instead of ``KeyboardInterrupt``, so that no library
+    (click, Dask) turns it into its own message (``run.simulate.played`` tells how far the process
+    got). Code that reports other exceptions as the user's errors lets this one through."""
+
+
 def illegal_action_args(exc: BaseException) -> tuple[int, int, int] | None:
     """(entry, seat, action) of an engine's illegal-action error, None for any other exception."""
     args = getattr(exc, "args", ())

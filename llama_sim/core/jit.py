@@ -83,19 +83,29 @@ def _notice(text: str) -> None:
 class Kernel:
     """A nopython function compiled for one signature on first call, then cached on disk."""
 
-    def __init__(self, py_func, signature_factory, label: str | None = None, nogil: bool = True):
+    def __init__(self, py_func, signature_factory, label: str | None = None, nogil: bool = True,
+                 boundscheck: bool = False):
         self.py_func = py_func
         self.signature_factory = signature_factory
         self.label = label or py_func.__qualname__
         self.nogil = nogil
+        # Bounds-checked code is never cached: Numba's cache index does not tell a checked build
+        # from an unchecked one of the same source, so a cached file could drop the checks.
+        self.boundscheck = boundscheck
         self._dispatcher = None
+
+    def _jit(self):
+        if self.boundscheck:
+            return njit(cache=False, nogil=self.nogil, boundscheck=True)(self.py_func)
+        return njit(cache=True, nogil=self.nogil)(self.py_func)
 
     def get(self):
         if self._dispatcher is None:
             removed: set[str] = set()
             while True:
-                dispatcher = njit(cache=True, nogil=self.nogil)(self.py_func)
-                if on_compile is not None and not _is_cached(dispatcher):
+                dispatcher = self._jit()
+                if on_compile is not None and not self.boundscheck and not _is_cached(dispatcher):  # (the
+                    # notice says "cached for later runs"; a checked policy is small and compiles in a second)
                     on_compile(self.label)
                 try:
                     dispatcher.compile(self.signature_factory())
@@ -115,7 +125,7 @@ class Kernel:
 
     def is_cached(self) -> bool:
         """Compiled in this process already, or on disk: ``get`` costs no compile."""
-        return self._dispatcher is not None or _is_cached(njit(cache=True, nogil=self.nogil)(self.py_func))
+        return self._dispatcher is not None or (not self.boundscheck and _is_cached(self._jit()))
 
     def __call__(self, *args):
         return self.get()(*args)

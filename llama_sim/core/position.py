@@ -76,20 +76,42 @@ CARD_POSITION_HELP = {
 }
 
 
-def int_list(text, what: str, length: int | None = None, low: int = 0) -> list[int]:
-    """Whole numbers from ``"3,5,1"``, ``"3 5 1"`` or a list; UsageError names the option ``what``."""
+MAX_COUNT = 10_000  # the largest count or size a position option takes: far above any real table,
+# far below where int64 arithmetic in the roll-out kernels could wrap
+LAST_SCORE = 39  # a game ends when a score reaches 40: a position's scores are 0..39
+
+
+def int_list(text, what: str, length: int | None = None, low: int = 0, high: int = MAX_COUNT) -> list[int]:
+    """Whole numbers from ``"3,5,1"``, ``"3 5 1"`` or a list, each in ``low..high`` (checked here, so
+    no number can wrap in a kernel); UsageError names the option ``what``."""
     if text is None:
         return []
     items = text if isinstance(text, list) else [x for x in str(text).replace(" ", ",").split(",") if x.strip()]
     try:
-        values = [int(x) for x in items]
-    except (TypeError, ValueError):
-        raise UsageError(f"{what}: expected whole numbers separated by commas, got '{text}'") from None
+        values = [whole(x) for x in items]
+    except (TypeError, ValueError, OverflowError):
+        raise UsageError(f"{what}: expected whole numbers separated by commas, got '{_short(text)}'") from None
     if length is not None and len(values) != length:
         raise UsageError(f"{what}: expected {length} numbers, got {len(values)}")
-    if any(v < low for v in values):
-        raise UsageError(f"{what}: numbers must be at least {low}, got '{text}'")
+    if any(not low <= v <= high for v in values):
+        why = " (a game is over once a score reaches 40)" if what == "--scores" else ""
+        raise UsageError(f"{what}: numbers must be from {low} to {high}{why}, got '{_short(text)}'")
     return values
+
+
+def whole(x) -> int:
+    """``x`` as an int: an int, a float with no fraction, or decimal text; never a bool."""
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number")
+    if isinstance(x, float):
+        if not x.is_integer():
+            raise ValueError(f"{x} is not a whole number")
+    return int(x)
+
+
+def _short(text) -> str:
+    text = str(text)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def quit_flags(text, n: int) -> np.ndarray:
@@ -139,11 +161,11 @@ def card_position(game: str, deck: np.ndarray, parse_card: Callable[[str], int],
         raise UsageError("every other player holds at least one card (a player with none has gone out)")
     flags = quit_flags(quit, n)
     try:
-        pile_n = int(pile)
-    except (TypeError, ValueError):
-        raise UsageError(f"--pile: expected a number of cards, got '{pile}'") from None
-    if pile_n < 0:
-        raise UsageError("--pile cannot be negative")
+        pile_n = whole(pile)
+    except (TypeError, ValueError, OverflowError):
+        raise UsageError(f"--pile: expected a number of cards, got '{_short(pile)}'") from None
+    if not 0 <= pile_n <= MAX_COUNT:
+        raise UsageError(f"--pile must be from 0 to {MAX_COUNT}, got {_short(pile_n)}")
     used = own + known
     used[top_code] += 1
     for c in range(len(deck)):

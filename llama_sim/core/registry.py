@@ -39,7 +39,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from llama_sim.core.errors import UsageError
+from llama_sim.core import interrupt
+from llama_sim.core.errors import Interrupted, UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.ruleset import game_names, get_game
 
@@ -106,6 +107,13 @@ class Strategy:
     presets: dict[int, dict[str, float]] = field(default_factory=dict)
     _kernel: Kernel | None = field(default=None, repr=False)
 
+    @property
+    def user(self) -> bool:
+        """Loaded from a strategies file (``load_file``): compiled with bounds checks, so a wrong
+        index is an IndexError naming the strategy rather than a crash or corrupt memory; the
+        built-in strategies run unchecked, at full speed."""
+        return self.source.startswith(USER_MODULE_PREFIX)
+
     def preset_for(self, n_players: int) -> dict[str, float]:
         """The parameter values declared for a table of ``n_players``; a count without its own preset
         uses the nearest declared count, ties going to the larger count (3 players -> the 4-player
@@ -128,14 +136,23 @@ class Strategy:
     def policy(self):
         """The compiled policy (a Numba dispatcher, callable from Python and from kernels)."""
         if self._kernel is None:
-            self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False)
+            self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
+                                  boundscheck=self.user)
         try:
-            return self._kernel.get()
+            dispatcher = self._kernel.get()
         except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input
             self._kernel = None
+            if interrupt.REQUESTED.is_set():  # Ctrl-C while compiling, perhaps wrapped by Numba
+                raise Interrupted() from None
             raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: "
                              f"{compile_error_line(exc)} (--debug shows Numba's full message)",
                              details=re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")) from None
+        returns = dispatcher.nopython_signatures[0].return_type
+        if returns != types.int64:  # e.g. a body that always raises: Numba types its result as none
+            self._kernel = None
+            raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: it must "
+                             f"return an action (an int64), its code returns {returns}")
+        return dispatcher
 
     def param_vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
         overrides = dict(overrides or {})
@@ -183,6 +200,7 @@ class Player:
 
 
 _REGISTRY: dict[tuple[str, str], Strategy] = {}
+USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None):
@@ -190,6 +208,13 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
     players use when only 2, 4 and 6 are declared)."""
+
+    if game not in game_names():
+        raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
+                         f"(rule sets: {', '.join(game_names())})")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise UsageError(f"strategy name {name!r} of game {game} is not a name (letters, digits and _, "
+                         f"not starting with a digit): a strategy spec could not name it")
 
     def decorate(fn):
         arity = fn.__code__.co_argcount
@@ -237,7 +262,8 @@ def load_file(path: str | Path) -> None:
         raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
     for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
         load_builtin(game)
-    mod_name = "llamasim_user_" + re.sub(r"\W", "_", path.stem)
+    refuse_print(path)
+    mod_name = USER_MODULE_PREFIX + re.sub(r"\W", "_", path.stem)
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
@@ -246,11 +272,33 @@ def load_file(path: str | Path) -> None:
     except UsageError as exc:
         sys.modules.pop(mod_name, None)
         raise UsageError(f"strategies file {path}: {exc}") from None
-    except Exception as exc:  # a user's file: report, don't trace back
+    except Interrupted:  # Ctrl-C while loading
         sys.modules.pop(mod_name, None)
+        raise
+    except BaseException as exc:  # a user's file, even one raising SystemExit or KeyboardInterrupt: report
+        sys.modules.pop(mod_name, None)
+        if interrupt.REQUESTED.is_set():
+            raise Interrupted() from None
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
                          details=traceback.format_exc()) from None
+
+
+def refuse_print(path: Path) -> None:
+    """A strategies file may not use ``print``: compiled code prints to the terminal with no prefix,
+    so a policy could print text that passes for llamasim's own messages (and would print at every
+    one of millions of decisions). Errors a policy raises are reported as the strategy's own."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # the import below reports it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "print":
+            raise UsageError(f"strategies file {path}: line {node.lineno} uses print; a strategy may not print "
+                             f"(its text could pass for llamasim's messages): return actions, or call the "
+                             f"policy from Python to inspect it")
 
 
 def strategies_for(game: str) -> list[Strategy]:

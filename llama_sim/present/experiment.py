@@ -95,6 +95,8 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
             raw = tomllib.loads(path.read_text())
         except tomllib.TOMLDecodeError as exc:
             raise SpecError(f"{path}: not valid TOML: {exc}") from None
+        except RecursionError:  # tomllib parses nested arrays and tables recursively
+            raise SpecError(f"{path}: not valid TOML: nested too deeply") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise SpecError(f"{path}: cannot read: {exc}") from None
         name = name or path.stem

@@ -10,7 +10,9 @@ from typing import Optional
 
 import numpy as np
 
+from llama_sim.analysis.advise import MAX_ROLLOUTS
 from llama_sim.analysis.compare import MAX_SWEEP_GRID, game_options, sweep_values
+from llama_sim.run.simulate import MAX_PLAYS
 from llama_sim.core.advice import advice_of
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import solvable_names
@@ -68,11 +70,15 @@ class Checker:
             self.fail(key, "must not be empty")
         return value
 
-    def integer(self, key: str, value, low: int = 1) -> int:
+    def integer(self, key: str, value, low: int = 1, high: int = MAX_PLAYS) -> int:
+        """A whole number in ``low..high``; the default cap is the most rounds or games a run
+        plays, so every step's counts are checked before the first step runs."""
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key, f"must be an integer, not {type_name(value)}")
         if value < low:
             self.fail(key, f"must be at least {low}, not {value}")
+        if value > high:
+            self.fail(key, f"must be at most {high:,} ({high:.0e}), not {value}")
         return value
 
     def number(self, key: str, value) -> float:
@@ -126,7 +132,9 @@ def _strategies(check: Checker, key: str, value, game) -> list[str]:
     names = check.strings(key, value)
     for i, s in enumerate(names):
         try:
-            registry.parse_spec(game.name, s)
+            player = registry.parse_spec(game.name, s)
+            if player.strategy.user:  # a strategies file's policy compiles now, not after earlier steps ran
+                player.strategy.policy
         except UsageError as exc:
             check.fail(f"{key}[{i}]" if isinstance(value, list) else key, str(exc))
     return names
@@ -332,13 +340,13 @@ def check_advise(check, where, step, spec, defaults, game) -> dict:
         if args["horizon"] not in ("round", "game"):
             check.fail(f"{where}horizon", f"use round or game, not '{args['horizon']}'")
     if "rollouts" in step:
-        args["n_rollouts"] = check.integer(f"{where}rollouts", step["rollouts"])
+        args["n_rollouts"] = check.integer(f"{where}rollouts", step["rollouts"], low=2, high=MAX_ROLLOUTS)
     if "precision" in step:
         args["precision"] = check.finite(f"{where}precision", step["precision"])
         if args["precision"] <= 0:
             check.fail(f"{where}precision", "must be positive")
     if "max_rollouts" in step:
-        args["max_rollouts"] = check.integer(f"{where}max_rollouts", step["max_rollouts"])
+        args["max_rollouts"] = check.integer(f"{where}max_rollouts", step["max_rollouts"], low=2, high=MAX_ROLLOUTS)
     return args
 
 

@@ -444,10 +444,8 @@ class PrecisionResult:
 def next_blocks(blocks: int, half_width: float, precision: float, cap: int) -> int:
     """Blocks after the next batch: predicted from ``h ~ 1/sqrt(B)`` with 10% margin, within
     [1.25 B, 4 B] and at most ``cap``."""
-    if math.isfinite(half_width):
-        want = math.ceil(1.1 * blocks * (half_width / precision) ** 2)
-    else:
-        want = 4 * blocks
+    ratio = 1.1 * blocks * (half_width / precision) ** 2 if math.isfinite(half_width) else math.inf
+    want = math.ceil(ratio) if math.isfinite(ratio) else 4 * blocks  # a precision like 1e-320: inf, capped below
     return min(cap, max(want, math.ceil(1.25 * blocks), blocks + 1), 4 * blocks)
 
 

@@ -50,8 +50,8 @@ from typing import Callable, Iterator, Union
 import numpy as np
 import pandas as pd
 
-from llama_sim.core import registry, stats
-from llama_sim.core.errors import UsageError, illegal_action_error
+from llama_sim.core import interrupt, registry, stats
+from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error  # noqa: F401  (Interrupted: its home for callers)
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.core.engine import GAME_METRICS, ROUND_METRICS
 from llama_sim.run.lineup import line_up_kernel
@@ -347,15 +347,36 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     params = np.ascontiguousarray(np.array([p.params for p in plan.entries], dtype=np.float64))
     kernel = line_up_kernel(plan.game.name, plan.entries) if plan.kernel == "lineup" else plan.game.run_blocks
     try:
-        kernel(np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
-                             plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
-                             policies, slots, params, plan.cfg, s1, s2)
+        interrupt.call(kernel.get(), np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
+                       plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
+                       policies, slots, params, plan.cfg, s1, s2)
+    except Interrupted:  # Ctrl-C while waiting for the kernel's thread
+        raise
     except ValueError as exc:
         raise_illegal_action(exc, plan)
-        if "did not end" not in str(exc):
-            raise
-        raise _endless_game(plan) from None
+        if exc.args == ("game did not end",):  # core.engine's report
+            raise _endless_game(plan) from None
+        raise policy_error(exc, plan.entries) from None
+    except Exception as exc:  # IndexError of a bounds check, ZeroDivisionError, ...: a policy's code
+        if interrupt.REQUESTED.is_set():  # Ctrl-C while compiling: Numba may wrap it in its own error
+            raise Interrupted() from None
+        raise policy_error(exc, plan.entries) from None
     return s1, s2
+
+
+def policy_error(exc: BaseException, entries) -> UsageError:
+    """The one line for an exception a kernel raised that is not the engine's own report: only a
+    strategies file's code (bounds-checked, see ``registry.Strategy.user``) raises at run time, so
+    the line names those strategies, and says the message is theirs, so no text a policy raises can
+    pass for the engine's."""
+    users = sorted({f"'{p.strategy.name}' ({p.strategy.source.removeprefix(registry.USER_MODULE_PREFIX)}.py)"
+                    for p in entries if p.strategy.user})
+    message = " ".join(str(exc).split())[:200]
+    who = ("strategy " + ", ".join(users)) if len(users) == 1 else ("one of the strategies " + ", ".join(users)) \
+        if users else "the engine"
+    return UsageError(f"{who} failed while playing: {type(exc).__name__}"
+                      + (f" raised by the strategy's code: {message}" if users and message else
+                         f": {message}" if message else ""))
 
 
 def raise_illegal_action(exc: BaseException, plan: Plan) -> None:
@@ -412,11 +433,6 @@ def iter_tasks(work: Work, seed: int, first_block: int, n_blocks: int, chunk: in
 
 def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
     return list(iter_tasks(work, seed, first_block, n_blocks, chunk))
-
-
-class Interrupted(Exception):
-    """Raised by the CLI's Ctrl-C handler instead of ``KeyboardInterrupt``, so that no library
-    (click, Dask) turns it into its own message; ``played`` tells how far the process got."""
 
 
 # Rounds and games this process has played (finished chunks), for the Ctrl-C message.

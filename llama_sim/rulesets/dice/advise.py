@@ -17,7 +17,7 @@ from llama_sim.core.advice import GAME_STREAM, ExactAnswer, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
-from llama_sim.core.position import Position, int_list, quit_flags
+from llama_sim.core.position import LAST_SCORE, Position, int_list, quit_flags
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.rulesets import dice as D
 from llama_sim.rulesets.dice.solver import parse_cards, solve_solo
@@ -145,7 +145,7 @@ class DiceAdvice:
         all_rows = np.array([own] + others, np.int64)
         n = len(all_rows)
         flags = quit_flags(quit, n)
-        sc = np.array(int_list(scores, "--scores", n) if scores is not None else [0] * n, np.int64)
+        sc = np.array(int_list(scores, "--scores", n, high=LAST_SCORE) if scores is not None else [0] * n, np.int64)
         if own.sum() == 0:
             raise UsageError("the row is empty: that player has gone out, there is nothing to decide")
         if not 2 <= n <= 6:

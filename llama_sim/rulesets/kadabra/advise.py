@@ -17,7 +17,7 @@ from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulat
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import (
-    CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
+    CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.rulesets.kadabra import kernel as KK
@@ -185,8 +185,8 @@ class KadabraAdvice:
                             top=top, hand_sizes=hand_sizes, quit=quit, pile=pile, discard=discard)
         n = pos.n
         pos.deck_counts = deck
-        pos.ones = np.array(int_list(ones, "--ones", n) if ones is not None else [T.START_ONES] * n, np.int64)
-        pos.tens = np.array(int_list(tens, "--tens", n) if tens is not None else [0] * n, np.int64)
+        pos.ones = np.array(int_list(ones, "--ones", n, high=LAST_SCORE) if ones is not None else [T.START_ONES] * n, np.int64)
+        pos.tens = np.array(int_list(tens, "--tens", n, high=LAST_SCORE // 10) if tens is not None else [0] * n, np.int64)
         pos.magic = parse_magic(magic, n)
         pos.stage_ones, pos.stage_tens = int_list(stage, "--stage", 2) if stage is not None else [0, 0]
         pos.show = bool(show)
@@ -194,6 +194,9 @@ class KadabraAdvice:
         if pos.show and staged < T.SHOW_AT:
             raise UsageError(f"a show runs only while the stage holds {T.SHOW_AT} or more tokens (it holds {staged})")
         pos.scores = pos.ones + 10 * pos.tens
+        if pos.scores.max() > LAST_SCORE:
+            raise UsageError(f"--ones and --tens: a score of {int(pos.scores.max())} ends the game (it ends at 40); "
+                             f"a position's scores are 0 to {LAST_SCORE}")
         return pos
 
     def root_actions(self, pos: Position) -> list[int]:

@@ -161,8 +161,9 @@ def default_deck_path():
 
 
 def _int(value, where: str, source: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"{source}: {where} must be a whole number >= 0, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DECK:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise UsageError(f"{source}: {where} must be a whole number from 0 to {MAX_DECK}, not {shown}")
     return value
 
 
@@ -233,6 +234,8 @@ def load_deck_table(path=None) -> tuple[np.ndarray, str, str]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"--deck-file {path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise UsageError(f"--deck-file {path}: not valid TOML (nested too deeply)") from None
     return parse_deck_table(data, str(path), base_cards=DEFAULT_KINDS)
 
 

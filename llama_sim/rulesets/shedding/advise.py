@@ -18,7 +18,7 @@ from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulat
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import (
-    CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
+    CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.rulesets import shedding
@@ -160,7 +160,7 @@ class SheddingAdvice:
         pos = card_position(self.rules.name, deck, self.parse_card, self.rules.code_names, hand=hand, top=top,
                             hand_sizes=hand_sizes, quit=quit, pile=pile, discard=discard)
         n = pos.n
-        pos.scores = np.array(int_list(scores, "--scores", n) if scores is not None else [0] * n, np.int64)
+        pos.scores = np.array(int_list(scores, "--scores", n, high=LAST_SCORE) if scores is not None else [0] * n, np.int64)
         return pos
 
     def root_actions(self, pos: Position) -> list[int]:

@@ -1,0 +1,168 @@
+"""Hostile strategies files: a policy that reads or writes out of bounds, raises, never returns or
+breaks loading is one line naming it (exit 2), or for Ctrl-C exit 130, never a crash or a hang."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import call
+
+REPO = Path(__file__).resolve().parents[1]
+HEAD = "from llama_sim.core.registry import strategy\n"
+
+
+def one_line_error(code, err, needle=""):
+    assert code == 2, err
+    assert "Traceback" not in err and err.strip().count("\n") == 0, err
+    assert needle in err, err
+
+
+def policy_file(tmp_path, name, body, stem=None):
+    src = tmp_path / f"{stem or name}.py"
+    src.write_text(HEAD + f"@strategy('lama', '{name}', 'hostile')\n"
+                   f"def {name}(obs, hand, legal, params, rng):\n" + "".join(f"    {ln}\n" for ln in body))
+    return src
+
+
+def play(capsys, src, name, *extra):
+    return call(capsys, "simulate", "-g", "lama", "-s", name, "-s", "greedy", "--strategies-file", str(src),
+                "--rounds", "200", "-q", *extra)
+
+
+@pytest.mark.parametrize("name,body", [
+    ("hostile_read_far", ["return hand[10**8] * 0"]),  # segfaulted
+    ("hostile_write_rng", ["for i in range(2, 10):", "    rng[i] = 7", "return 0"]),  # corrupted memory
+    ("hostile_rng_negative", ["rng[-3] = 1", "return 0"]),
+    ("hostile_obs_far", ["return obs[obs.shape[0] + 5] * 0"]),
+])
+def test_out_of_bounds_policy_is_one_line_naming_it(capsys, tmp_path, name, body):
+    src = policy_file(tmp_path, name, body)
+    code, _, err = play(capsys, src, name)
+    one_line_error(code, err, f"strategy '{name}' ({name}.py) failed while playing: IndexError")
+
+
+def test_only_user_strategies_are_bounds_checked(tmp_path):
+    from llama_sim.core import registry
+
+    registry.load_file(policy_file(tmp_path, "hostile_flagged", ["return 0"]))
+    user = registry.get("lama", "hostile_flagged")
+    assert user.user and user.policy and user._kernel.boundscheck
+    builtin = registry.get("lama", "greedy")
+    assert not builtin.user and builtin.policy and not builtin._kernel.boundscheck
+    # a line-up kernel compiles its policies' source unchecked: user strategies play in the generic one
+    from llama_sim.run import lineup, simulate
+    from llama_sim.core.ruleset import get_game
+
+    game = get_game("lama")
+    plan = simulate.seat_plan(game, [registry.parse_spec("lama", "hostile_flagged")] * 2, False, game.config())
+    assert lineup.choose(plan, 10**9) == "generic"
+
+
+def test_a_policy_raising_cannot_pass_for_the_engine(capsys, tmp_path):
+    name = "hostile_raiser"
+    src = policy_file(tmp_path, name, ["if legal >= 0:", "    raise ValueError('llamasim: error: all fine')", "return 0"])
+    code, out, err = play(capsys, src, name)
+    one_line_error(code, err, f"strategy '{name}' ({name}.py) failed while playing: ValueError raised by the "
+                              "strategy's code: llamasim: error: all fine")
+    name = "hostile_zero"
+    src = policy_file(tmp_path, name, ["return 1 // (legal - legal)"])
+    one_line_error(*play(capsys, src, name)[::2], f"strategy '{name}'")
+
+
+def test_a_policy_that_always_raises_does_not_compile(capsys, tmp_path):
+    name = "hostile_always"
+    src = policy_file(tmp_path, name, ["raise ValueError('no')"])
+    one_line_error(*play(capsys, src, name)[::2], "must return an action")
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
+    ("raise SystemExit(3)\n", "SystemExit"),
+    ("import sys\nsys.exit(0)\n", "SystemExit"),
+    (HEAD + "@strategy('lamma', 'x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'lamma'"),
+    (HEAD + "@strategy('lama', 'my-x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'my-x'"),
+    (HEAD + "@strategy('lama', '1x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'1x'"),
+])
+def test_load_errors(capsys, tmp_path, text, needle):
+    src = tmp_path / "load_error.py"
+    src.write_text(text)
+    one_line_error(*call(capsys, "strategies", "-g", "lama", "--strategies-file", str(src))[::2], needle)
+
+
+def test_spec_checks_every_steps_policy_compiles_before_running(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("llama_sim.run.backends.run", lambda *a, **k: pytest.fail("a step ran"))
+    monkeypatch.setattr("llama_sim.analysis.compare.run", lambda *a, **k: pytest.fail("a step ran"))
+    src = tmp_path / "spec_broken.py"
+    src.write_text(HEAD + "@strategy('lama', 'hostile_spec_broken', 'd')\n"
+                   "def hostile_spec_broken(obs, hand, legal, params, rng):\n    hand[0] = 1\n    return 0\n")
+    spec = tmp_path / "s.toml"
+    step = '[[steps]]\nkind = "compare"\nstrategies = {}\nrounds = 200\n'
+    spec.write_text(f'question = "q"\ngame = "lama"\nstrategies_file = "{src}"\n'
+                    + step.format('["greedy", "threshold"]') + step.format('["greedy", "hostile_spec_broken"]'))
+    one_line_error(*call(capsys, "run", str(spec), "--out", str(tmp_path / "out"))[::2], "does not compile")
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------------ Ctrl-C, subprocesses
+
+def _sigint_after(args, wait: float, cwd):
+    """Run the CLI, send SIGINT after ``wait`` seconds; (exit status, stderr, seconds to exit)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
+    time.sleep(wait)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("no exit within 30 s of Ctrl-C")
+    return proc.returncode, err.decode(), time.monotonic() - start
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_policy_looping_forever_stops_on_ctrl_c(tmp_path, threads):
+    """The process ends (so no thread keeps burning CPU): the kernels' threads go with it."""
+    src = policy_file(tmp_path, "hostile_loop", ["x = 0", "while obs[0] >= 0 or x >= 0:", "    x += 1", "return 0"])
+    code, err, took = _sigint_after(["simulate", "-g", "lama", "-s", "hostile_loop", "-s", "greedy", "--rounds",
+                                     "2000", "-q", "--threads", threads, "--strategies-file", str(src)], 12, tmp_path)
+    assert code == 130 and took < 10, (err, took)
+    assert err.strip().count("\n") == 0 and "interrupted" in err, err
+
+
+def test_advise_with_a_billion_rollouts_stops_on_ctrl_c(tmp_path):
+    code, err, took = _sigint_after(["advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1",
+                                     "--pile", "20", "--rollouts", "1000000000", "-q"], 10, tmp_path)
+    assert code == 130 and took < 10, (err, took)
+    assert err.strip().count("\n") == 0 and "interrupted" in err, err
+
+
+def test_chart_with_an_out_of_bounds_policy(capsys, tmp_path):
+    name = "hostile_chart_far"
+    src = policy_file(tmp_path, name, ["return hand[10**8] * 0"])
+    one_line_error(*call(capsys, "chart", "-g", "lama", "--games", "200", "-q", "--policy", name,
+                         "--strategies-file", str(src))[::2], f"strategy '{name}' ({name}.py) failed while playing")
+
+
+def test_advise_with_an_out_of_bounds_opponent(capsys, tmp_path):
+    name = "hostile_advise_far"
+    src = policy_file(tmp_path, name, ["rng[-3] = 1", "return 0"])
+    code, _, err = call(capsys, "advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1",
+                        "--pile", "20", "--rollouts", "100", "-q", "--opponents", f"{name},{name},{name}", "--strategies-file", str(src))
+    one_line_error(code, err, f"strategy '{name}'")
+
+
+def test_a_strategies_file_may_not_print(capsys, tmp_path):
+    """Compiled code prints with no prefix: a policy could forge llamasim's own error lines."""
+    name = "hostile_printer"
+    src = policy_file(tmp_path, name, ["if legal >= 0:", "    print('llamasim: error: your strategy lost')",
+                                       "return 0"])
+    one_line_error(*play(capsys, src, name)[::2], "line 5 uses print")
+    src.write_text(HEAD + "say = print\n")
+    one_line_error(*call(capsys, "strategies", "--strategies-file", str(src))[::2], "line 2 uses print")
