@@ -56,7 +56,7 @@ def test_the_kernel_plays_what_the_reference_engine_plays(game, seed, n_offset, 
     spec = get_game(game)
     n = spec.min_players + n_offset % (spec.max_players - spec.min_players + 1)
     plan = seat_plan(spec, line_up(game, n, seed), games_mode, spec.config())
-    blocks = 2 if games_mode else 12
+    blocks = 1 if games_mode else 12
     kernel = run(plan, seed, 0, blocks, threads=1)
     reference = reference_tally(plan, seed, blocks)
     assert np.array_equal(kernel.s1, reference.s1) and np.array_equal(kernel.s2, reference.s2)
