@@ -209,3 +209,17 @@ def test_sigterm_while_files_are_put_in_place_waits_for_all_of_them(tmp_path):
     one_line(r.stderr, "terminated after 204 rounds; already wrote x.csv, x.paired.csv, x.ranking.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv", "x.paired.csv", "x.ranking.csv"]
     assert len(pd.read_csv(tmp_path / "x.ranking.csv")) == 2
+
+
+def test_setting_numba_threads_keeps_the_kernel_cache_folder():
+    """A Dask worker sets NUMBA_NUM_THREADS; Numba then re-reads every setting from the environment at
+    the next compile, which dropped llama_sim's cache folder (kernels went to the source tree)."""
+    script = ("import numba, llama_sim\n"
+              "from llama_sim.run.backends import set_numba_threads\n"
+              "before = numba.config.CACHE_DIR\n"
+              "set_numba_threads(1)\n"
+              "numba.njit(lambda x: x + 1)(1)\n"
+              "print(bool(before) and numba.config.CACHE_DIR == before)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr

@@ -199,10 +199,17 @@ def set_numba_threads(threads: int) -> int:
     its pool started; then only ``numba.set_num_threads`` may lower the count). Returns the count."""
     from numba.np.ufunc import parallel
 
-    if not getattr(parallel, "_is_initialized", False):
-        os.environ["NUMBA_NUM_THREADS"] = str(threads)
-        return threads
     import numba
+
+    if not getattr(parallel, "_is_initialized", False):
+        # Numba re-reads every setting from the environment once a NUMBA_ variable changes, which
+        # would drop the kernel cache folder llama_sim chose (llama_sim/__init__.py): read it now, then
+        # put the folder back.
+        cache_dir = numba.config.CACHE_DIR
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
+        numba.core.config.reload_config()
+        numba.config.CACHE_DIR = cache_dir
+        return threads
 
     n = min(threads, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(n)
