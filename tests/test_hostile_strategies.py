@@ -138,14 +138,14 @@ def test_a_policy_looping_forever_stops_on_ctrl_c(tmp_path, threads):
     src = policy_file(tmp_path, "hostile_loop", ["x = 0", "while obs[0] >= 0 or x >= 0:", "    x += 1", "return 0"])
     args = ["simulate", "-g", "lama", "-s", "hostile_loop", "-s", "greedy", "--rounds", "2000", "-q", "--threads", threads]
     warm_up = ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--rounds", "10", "-q", "--threads", threads]
-    code, err, took = _sigint_after([*args, "--strategies-file", str(src)], 5, tmp_path, warm_up)
+    code, err, took = _sigint_after([*args, "--strategies-file", str(src)], 3, tmp_path, warm_up)
     assert code == 130 and took < 10, (err, took)
     assert err.strip().count("\n") == 0 and "interrupted" in err, err
 
 
 def test_advise_with_a_billion_rollouts_stops_on_ctrl_c(tmp_path):
     position = ["advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1", "--pile", "20", "-q"]
-    code, err, took = _sigint_after([*position, "--rollouts", "1000000000"], 5, tmp_path, [*position, "--rollouts", "20"])
+    code, err, took = _sigint_after([*position, "--rollouts", "1000000000"], 3, tmp_path, [*position, "--rollouts", "20"])
     assert code == 130 and took < 10, (err, took)
     assert err.strip().count("\n") == 0 and "interrupted" in err, err
 
