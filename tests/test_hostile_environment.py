@@ -2,7 +2,6 @@
 closed stderr, SIGTERM. Each ends in a rebuilt cache, a quiet exit or one line, never a traceback."""
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,21 +28,16 @@ def one_line(err: str, needle: str) -> None:
 
 @pytest.fixture(scope="module")
 def cache_copy(tmp_path_factory):
-    """A copy of this source tree's kernel cache (kernels already compiled), to damage freely;
-    ``LLAMA_SIM_CACHE`` points a subprocess at it."""
-    import numba
-
-    if os.environ.get("NUMBA_CACHE_DIR") or not numba.config.CACHE_DIR:
+    """A kernel cache of this source tree alone, to damage freely: the comparison's kernels compiled
+    into a fresh folder (a shared one may hold other checkouts' entries of the same sources).
+    ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
         pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
-    main_args = [*COMPARE, "--format", "csv"]
-    try:
-        main(main_args)  # the generic kernels in the cache
-    except SystemExit:
-        pass
-    source = Path(numba.config.CACHE_DIR)
     base = tmp_path_factory.mktemp("cache")
-    shutil.copytree(source, base / source.name)
-    return base / source.name
+    built = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE, "--format", "csv"], capture_output=True,
+                           text=True, timeout=300, env={**os.environ, "LLAMA_SIM_CACHE": str(base)})
+    assert built.returncode == 0, built.stderr
+    return next(p for p in base.iterdir() if p.is_dir())
 
 
 def run_blocks_entry(cache: Path) -> tuple[Path, Path]:
