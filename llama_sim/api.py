@@ -16,9 +16,6 @@ stderr is a terminal.
 """
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Optional, Sequence, Union
-
 from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
 from llama_sim.analysis import tune as _tune, variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
