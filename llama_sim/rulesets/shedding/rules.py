@@ -99,7 +99,10 @@ class SheddingRules:
         c = len(self.code_names)
         if c > MAX_CODES or len(self.deck) > MAX_DECK:
             raise ValueError(f"{self.name}: the kernels hold at most {MAX_CODES} card codes and {MAX_DECK} cards")
-        table = np.array([[1 if self.playable(top, card) else 0 for card in range(c)] for top in range(c)],
+        # The plain-Python function under the jitted ``playable``: calling the compiled one here would
+        # load Numba's whole compiler at import (about 0.6 s), before anything plays.
+        playable = getattr(self.playable, "py_func", self.playable)
+        table = np.array([[1 if playable(top, card) else 0 for card in range(c)] for top in range(c)],
                          dtype=np.uint8)
         # Scoring in the kernel's branch-free form: every held code scores its class's points (the
         # pink card its class's points plus the bonus) and every pair of codes of one class held
