@@ -5,14 +5,16 @@ Compiled kernels are cached on disk in a folder named after a hash of this packa
 of a cached function, but our kernels inline code from other modules and data files (``rulesets/shedding/`` into
 ``rulesets/lama/``, ``core/rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
 running. The strategy library (top-level ``strategies/``, installed as ``llama_sim.strategies``)
-is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control.
+is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control. The folder is set
+when Numba is imported (``_NumbaCacheFolder``), not when llama_sim is: commands that compile
+nothing (``--help``, ``games``) then start without loading Numba at all.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
 ``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``.
 """
-import hashlib
 import os
+import sys
 from pathlib import Path
 
 
@@ -30,6 +32,8 @@ def _strategies_folder() -> Path | None:
 
 
 def _source_hash() -> str:
+    import hashlib
+
     digest = hashlib.sha1()
     root = Path(__file__).parent
     # The bundled data too: the chart strategies freeze each rule set's chart.json into their code.
@@ -43,11 +47,9 @@ def _source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def _configure_cache() -> None:
+def _configure_cache(numba) -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    import numba
-
     base = Path(os.environ.get("LLAMA_SIM_CACHE") or Path.home() / ".cache" / "llama_sim")
     folder = base / _source_hash()
     try:
@@ -57,7 +59,34 @@ def _configure_cache() -> None:
     numba.config.CACHE_DIR = str(folder)
 
 
-_configure_cache()
+class _NumbaCacheFolder:
+    """An import hook that points Numba at the cache folder right after Numba's own ``__init__`` has
+    run, before any module can define a cached function (Numba reads the folder when a function is
+    decorated with ``cache=True``). It removes itself at Numba's import; it finds nothing else."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "numba":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _configure_cache(module)
+
+        spec.loader.exec_module = exec_module  # this spec's own loader object
+        return spec
+
+
+if "numba" in sys.modules:
+    _configure_cache(sys.modules["numba"])
+elif not any(isinstance(f, _NumbaCacheFolder) for f in sys.meta_path):
+    sys.meta_path.insert(0, _NumbaCacheFolder())
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
            "run_experiment", "compare_variants"]
