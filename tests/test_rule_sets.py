@@ -166,6 +166,18 @@ def test_advise_values_every_legal_action_and_quitting_exactly(game):
 
 
 @pytest.mark.parametrize("game", NAMES)
+def test_declared_position_options_are_the_advisors(game):
+    """A rule set may declare advise's position options itself (the command line then offers them
+    without importing the advisor): they must be exactly the advisor's."""
+    rule_set = get_game(game)
+    advice = advice_of(rule_set)
+    assert tuple(advice.position_help) == tuple(advice.position_keys)
+    if rule_set.position_help is not None:
+        assert rule_set.position_help == advice.position_help
+        assert rule_set.position_flags == frozenset(advice.position_flags)
+
+
+@pytest.mark.parametrize("game", NAMES)
 def test_bad_positions_are_usage_errors(game):
     advice = advice_of(get_game(game))
     with pytest.raises(UsageError):

@@ -15,6 +15,7 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import CARD_POSITION_HELP  # noqa: F401  (the advisors take it from here)
 
 
 @dataclass
@@ -61,19 +62,6 @@ class Position:
     def players_in(self) -> int:
         """Seats still in the round, the acting one included."""
         return int(self.n - self.quit.sum())
-
-
-# What each option of a card game's position means (``llamasim advise --help``); a rule set adds its own.
-CARD_POSITION_HELP = {
-    "hand": "your hand, cards separated by spaces",
-    "top": "the top card of the discard pile",
-    "hand_sizes": "the other players' hand sizes in turn order after you, e.g. 3,5,1 (their count gives the "
-                  "players)",
-    "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
-    "pile": "cards left in the draw pile",
-    "discard": "cards known to lie in the discard pile besides the top card",
-    "scores": "everyone's score, yours first (default all 0)",
-}
 
 
 MAX_COUNT = 10_000  # the largest count or size a position option takes: far above any real table,

@@ -4,16 +4,23 @@ Generic code (runs, analyses, reports, the CLI) never tests a rule set's name: i
 ``RuleSet`` it got from ``get_game``. Each rule set is one package (``llama_sim/rulesets/<name>/``)
 whose ``RULE_SET`` is an instance of ``RuleSet``; adding one is a folder plus a line in ``RULE_SETS``
 (or a call of ``register`` for a rule set that lives outside the package, as the tests' toy one).
+
+A rule set's package should be cheap to import: its ``RuleSet`` declares what the command line shows
+before anything plays (name, title, player counts, options, advise's position options), and names
+its code (kernels, engines, ``config``...) as ``"module:NAME"`` strings, imported on first use. Then
+``llamasim --help`` and ``llamasim games`` build every command's options without loading Numba or a
+single kernel module.
 """
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from llama_sim.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # name -> module defining RULE_SET, in the order rule sets are listed.
 RULE_SETS: dict[str, str] = {
@@ -24,6 +31,30 @@ RULE_SETS: dict[str, str] = {
 }
 _LOADED: dict[str, "RuleSet"] = {}
 
+# What each option of a card game's position means (``llamasim advise --help``); a rule set adds its own.
+# Here rather than with the positions' code (``core.position``) so that a rule set can declare its
+# position options without importing that code.
+CARD_POSITION_HELP = {
+    "hand": "your hand, cards separated by spaces",
+    "top": "the top card of the discard pile",
+    "hand_sizes": "the other players' hand sizes in turn order after you, e.g. 3,5,1 (their count gives the "
+                  "players)",
+    "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
+    "pile": "cards left in the draw pile",
+    "discard": "cards known to lie in the discard pile besides the top card",
+    "scores": "everyone's score, yours first (default all 0)",
+}
+
+
+def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[str, str]:
+    """``CARD_POSITION_HELP`` with the hand's help naming the rule set's cards and an example hand."""
+    return {**CARD_POSITION_HELP, "hand": f"your hand, e.g. \"{example_hand}\" (cards: {' '.join(code_names)})"}
+
+
+# The fields that may name their value as "module:NAME" (imported when first read).
+_CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_names", "describe_config",
+                          "exact_solver", "run_blocks_with", "chart", "advice"})
+
 
 @dataclass
 class RuleSet:
@@ -33,12 +64,18 @@ class RuleSet:
     title: str
     min_players: int
     max_players: int
+    # Each code field (``_CODE_FIELDS``) takes the value itself or "module:NAME" naming it.
     run_blocks: Callable  # a llama_sim.core.jit.Kernel with core.engine.RUN_BLOCKS_SIG
     reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     action_names: tuple[str, ...]  # the readable name of every action index
     describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
     options: dict[str, str] = field(default_factory=dict)  # option name -> help
+    # advise's position options (name -> help) and which of them are on/off flags: the advisor's own
+    # (``AdviceHooks.position_help``/``position_flags``), declared here too so that the command line
+    # offers them without importing the advisor. None: the command line asks the advisor.
+    position_help: dict[str, str] | None = None
+    position_flags: frozenset[str] = frozenset()
     option_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # option -> every value it names
     bench_strategy: str = "greedy"  # the strategy all seats play in ``llamasim bench``
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
@@ -59,14 +96,28 @@ class RuleSet:
         if not self.strategies_module:
             self.strategies_module = f"llama_sim.strategies.{self.name}"
 
+    def __getattribute__(self, name: str):
+        """A code field given as "module:NAME" is imported when first read, and kept."""
+        value = object.__getattribute__(self, name)
+        if isinstance(value, str) and name in _CODE_FIELDS:
+            module, _, attr = value.partition(":")
+            value = getattr(importlib.import_module(module), attr)
+            object.__setattr__(self, name, value)
+        return value
+
     def hook(self, field_name: str):
         """The hooks held in ``field_name`` (``chart``, ``advice``), imported if the field names them."""
-        value = getattr(self, field_name)
-        if isinstance(value, str):
-            module, _, name = value.partition(":")
-            value = getattr(importlib.import_module(module), name)
-            setattr(self, field_name, value)
-        return value
+        return getattr(self, field_name)
+
+    def advice_position_help(self) -> tuple[dict[str, str], frozenset[str]]:
+        """advise's position options with their help, and the flags among them; ({}, frozenset()) for a
+        rule set without an advisor. Read from the declaration when it has them (nothing imported)."""
+        if self.position_help is not None:
+            return self.position_help, self.position_flags
+        advice = self.hook("advice")
+        if advice is None:
+            return {}, frozenset()
+        return advice.position_help, frozenset(advice.position_flags)
 
     def chart_rules(self):
         """The quit-chart hooks, or None without a chart."""

@@ -103,64 +103,60 @@ OBS_FACES             85..102   the layout: die d face k at 85 + 6 d + k (canoni
 The acting seat's own row is not a field of its own: the policy gets it as ``hand`` (the contract's
 ``policy(obs, hand, legal, params, rng)``), the engine's own row of ``rows``, and it is also at
 ``OBS_ROWS + 7 * OBS_SEAT`` like every seat's, so nothing is copied per decision.
+
+This ``__init__`` declares the rule set (``RULE_SET``) and nothing more: the tables, the reference
+engine and the kernel are in ``engine.py`` and the modules it gathers, imported on first use (listing
+the rule sets and building the command line's options need none of it, nor Numba); every name of
+``engine`` is also reachable here (``llama_sim.rulesets.dice.QUIT``).
 """
 from __future__ import annotations
 
-import numpy as np
+import importlib
 
-from llama_sim.core.draws import randint  # noqa: F401  (the roll draw, for tests replaying the dice stream)
 from llama_sim.core.ruleset import RuleSet
-from llama_sim.rulesets.dice.codes import (  # noqa: F401  (the rule set's public vocabulary)
-    ACTION_NAMES, CODE_NAMES, DECK, DEFAULT_LAYOUT_ID, DISCARD_BASE, DISCARD_MASK_1, DISCARD_MASK_2,
-    DISCARD_MASK_3, DISCARD_MASK_4, DISCARD_MASK_5, DISCARD_MASK_6, DISCARD_MASK_7, END_ALL_QUIT, END_DRAMA,
-    END_LLAMA_ROW, END_NAMES, END_OUT, LAYOUT_FACES, LAYOUT_NAMES, LLAMA, LOG_CAPACITY, MAX_PLAYERS,
-    MIN_PLAYERS, N_ACTIONS, N_CARDS, N_CODES, N_DICE, N_FACES, N_ROLLS, OBS_ACTIVE, OBS_DICE, OBS_DISCARDED,
-    OBS_FACES, OBS_LAYOUT_ID, OBS_LEN, OBS_LLAMA_ROW, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROLLED, OBS_ROWS,
-    OBS_SCORES, OBS_SEAT, OBS_SET_ASIDE, OBS_TURN, PENALTY, PHASE_DISCARD, PHASE_TAKE, PHASE_TURN, QUIT, ROLL,
-    ROLL_DIE_FACE, ROW_SIZE, TAKE_BASE, TOTAL_OF_CODE, layout_cfg, layout_config, roll_faces,
-)
-from llama_sim.rulesets.dice.kernel import (  # noqa: F401
-    deal_round, discard_masks, play_game, play_round, play_round_entry, round_points, run_blocks,
-    run_blocks_with,
-)
-from llama_sim.rulesets.dice.positions import (  # noqa: F401
-    check_position, exact_solver, parse_solo_position, run_positions, simulate_position, simulate_solo,
-    solve_position_table,
-)
-from llama_sim.rulesets.dice.reference import (  # noqa: F401
-    GameResult, Round, RoundResult, deal, discard_legal, reference_blocks, reference_deal, reference_game,
-)
-from llama_sim.rulesets.dice.tables import DEFAULT_LAYOUT_NAME, format_layout
 
-
-def config(dice_layout=None, **options) -> np.ndarray:
-    """``cfg`` for a run: [layout id, 18 face codes] of ``dice_layout`` (default ``12-34-56``)."""
-    RULE_SET.reject_other_options(options)
-    return layout_config(dice_layout)
-
-
-def describe_config(cfg) -> dict:
-    """Which dice layout a run used, for reports."""
-    layout = np.asarray(cfg[1:19], dtype=np.int64).reshape(3, 6)
-    return {"dice_layout": LAYOUT_NAMES[int(cfg[0])], "dice_faces": format_layout(layout)}
-
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+# The 15 dice layouts by name, in layout-id order: what ``tables.py`` enumerates (``codes.py`` checks
+# that they agree when the engine loads), written out so that declaring the option loads nothing.
+LAYOUT_NAMES = ("12-34-56", "12-35-46", "12-36-45", "13-24-56", "13-25-46", "13-26-45", "14-23-56", "14-25-36",
+                "14-26-35", "15-23-46", "15-24-36", "15-26-34", "16-23-45", "16-24-35", "16-25-34")
+DEFAULT_LAYOUT_NAME = "12-34-56"
+# advise's position options (the advisor, ``advise.py``, takes them from here)
+POSITION_HELP = {
+    "row": 'your row, e.g. "2 5 L"',
+    "llama_row": "cards still in the llama row (default all 7)",
+    "rows": 'the other players\' rows in turn order after you, ";"-separated, e.g. "1 2 3;4 L"; the lone '
+            "player (everyone else has quit): give their rows and --quit for each",
+    "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
+    "scores": "everyone's score, yours first (default all 0)",
+    "discard": "the cards discarded this round",
+}
+_ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="dice",
     title="LAMA Dice",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
-    run_blocks=run_blocks,
-    run_blocks_with=run_blocks_with,
-    reference_blocks=reference_blocks,
-    action_names=ACTION_NAMES,
-    option_values={"dice_layout": tuple(LAYOUT_NAMES)},
+    run_blocks=f"{_ENGINE}:run_blocks",
+    run_blocks_with=f"{_ENGINE}:run_blocks_with",
+    reference_blocks=f"{_ENGINE}:reference_blocks",
+    action_names=f"{_ENGINE}:ACTION_NAMES",
+    option_values={"dice_layout": LAYOUT_NAMES},
     bench_strategy="threshold",
-    exact_solver=exact_solver,
-    config=config,
-    describe_config=describe_config,
+    exact_solver=f"{_ENGINE}:exact_solver",
+    config=f"{_ENGINE}:config",
+    describe_config=f"{_ENGINE}:describe_config",
     options={"dice_layout": (f"dice face layout: one of the 15 names ({', '.join(LAYOUT_NAMES)}; default "
                              f"{DEFAULT_LAYOUT_NAME} = 1234LL/1256LL/3456LL) or a spec like 1234LL/1256LL/3456LL")},
+    position_help=POSITION_HELP,
     chart="llama_sim.rulesets.dice.chart:CHART",
     advice="llama_sim.rulesets.dice.advise:ADVICE",
 )
+
+
+def __getattr__(name: str):
+    """The engine's names (tables, ``Round``, ``play_round``, ``run_blocks``...), imported on first use."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return getattr(importlib.import_module(_ENGINE), name)

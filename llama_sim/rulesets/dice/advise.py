@@ -113,15 +113,7 @@ class DiceAdvice:
 
     default_policy = "solo_optimal"
     turn_index = D.OBS_TURN
-    position_help = {
-        "row": 'your row, e.g. "2 5 L"',
-        "llama_row": "cards still in the llama row (default all 7)",
-        "rows": 'the other players\' rows in turn order after you, ";"-separated, e.g. "1 2 3;4 L"; the lone '
-                "player (everyone else has quit): give their rows and --quit for each",
-        "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
-        "scores": "everyone's score, yours first (default all 0)",
-        "discard": "the cards discarded this round",
-    }
+    position_help = D.POSITION_HELP
     position_keys = tuple(position_help)
     position_flags = frozenset()
     example = {"row": "2 5 L", "rows": "1 2 3;4 4 L"}

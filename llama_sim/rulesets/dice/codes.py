@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core.errors import UsageError
+from llama_sim.rulesets.dice import LAYOUT_NAMES, MAX_PLAYERS, MIN_PLAYERS  # noqa: F401  (declared there)
 from llama_sim.rulesets.dice.tables import DEFAULT_LAYOUT_NAME, LAYOUTS, parse_layout, validate_layout
 
 N_CODES = 7
@@ -22,9 +23,9 @@ ROW_SIZE = 6
 N_DICE = 3
 N_FACES = 6
 N_ROLLS = 216
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
 
-LAYOUT_NAMES = tuple(LAYOUTS)
+if tuple(LAYOUTS) != LAYOUT_NAMES:  # the package declares them written out; a layout's id is its index
+    raise AssertionError("the dice layouts declared in llama_sim.rulesets.dice are not those tables.py finds")
 LAYOUT_FACES = np.array([LAYOUTS[k] for k in LAYOUT_NAMES], dtype=np.int64)  # (15, 3, 6)
 DEFAULT_LAYOUT_ID = LAYOUT_NAMES.index(DEFAULT_LAYOUT_NAME)
 

@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from llama_sim.rulesets.dice import DEFAULT_LAYOUT_NAME  # noqa: F401  (declared there)
+
 __all__ = [
     "N_CODES",
     "LLAMA",
@@ -57,7 +59,6 @@ N_DICE = 3
 N_FACES = 6
 N_OUTCOMES = N_FACES**N_DICE  # 216 equally likely ordered outcomes
 
-DEFAULT_LAYOUT_NAME = "12-34-56"
 
 
 def _face_char(code: int) -> str:

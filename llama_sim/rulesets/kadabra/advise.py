@@ -20,6 +20,7 @@ from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.rulesets.kadabra import POSITION_FLAGS, POSITION_HELP
 from llama_sim.rulesets.kadabra import kernel as KK
 from llama_sim.rulesets.kadabra import tables as T
 
@@ -161,17 +162,9 @@ class KadabraAdvice:
 
     default_policy = "showman"
     turn_index = T.OBS_TURN
-    position_help = {
-        **{k: v for k, v in CARD_POSITION_HELP.items() if k != "scores"},
-        "hand": 'your hand, e.g. "L L 2/3" (2/3 and 4/5 doubles; a symbol after its value: 1+give or 1g, 2d, 3m)',
-        "ones": "1-tokens held, yours first (default 3 each)",
-        "tens": "10-tokens held, yours first (default 0)",
-        "magic": "the magic token: pool, stage, me, or a player 1..n-1",
-        "stage": "1s and 10s on the stage, e.g. 3,1",
-        "show": "a show is running (your decision: a llama or collect)",
-    }
+    position_help = POSITION_HELP
     position_keys = tuple(position_help)
-    position_flags = frozenset({"show"})
+    position_flags = POSITION_FLAGS
     example = {"hand": "2/3 1 6", "top": "1", "hand_sizes": "4,2,3", "pile": 15, "ones": "3,2,5,1",
                "tens": "0,1,0,0"}
 

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core.errors import UsageError
+from llama_sim.rulesets.kadabra import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401  (declared there)
 
 # ----------------------------------------------------------------------------- cards
 # Kinds: 0..5 the values 1..6, 6 the llama, 7 the 2/3 double, 8 the 4/5 double.
@@ -69,7 +70,6 @@ PLAYABLE_BITS = np.array([sum(1 << c for c in range(N_CODES) if PLAYABLE[t, c]) 
 LLAMA_BITS = sum(1 << int(c) for c in LLAMA_CODES)
 
 HAND_SIZE = 6
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
 START_ONES = 3
 SHOW_AT = 5  # tokens on the stage that make a show
 MAGIC_POINTS = 10

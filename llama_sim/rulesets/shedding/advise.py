@@ -17,6 +17,7 @@ from llama_sim.core.advice import GAME_STREAM, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
+from llama_sim.core.ruleset import card_position_help
 from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
@@ -133,8 +134,7 @@ class SheddingAdvice:
                  example: dict):
         self.rules = rules
         self.example = example
-        self.position_help = {**CARD_POSITION_HELP, "hand": f"your hand, e.g. \"{example['hand']}\" (cards: "
-                                                            f"{' '.join(rules.code_names)})"}
+        self.position_help = card_position_help(rules.code_names, example["hand"])
         self.default_policy = default_policy
         self.card_aliases = card_aliases
         self.draw = rules.layout.draw
