@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.core import registry, stats
+from llama_sim.core.arguments import DEFAULT_MAX_ROUNDS  # noqa: F401  (callers took it from here)
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game, solvable_names
 from llama_sim.core.output import RESULT_COLUMNS
@@ -22,7 +23,6 @@ from llama_sim.run.backends import run
 from llama_sim.run.simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
 
 DEFAULT_ROUNDS = 100_000
-DEFAULT_MAX_ROUNDS = 20_000_000
 MAX_SWEEP_VALUES = 200
 MAX_SWEEP_GRID = 400
 

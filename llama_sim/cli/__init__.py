@@ -46,8 +46,8 @@ def _readable_metavars(command) -> None:
 
 def _interrupted(signum, frame) -> None:
     """Ctrl-C and SIGTERM: raise ``Interrupted`` (kept until a file being installed is in place)."""
+    from llama_sim.core.errors import Interrupted
     from llama_sim.core.files import hold_signal
-    from llama_sim.run.simulate import Interrupted
 
     if hold_signal(signum):
         return
@@ -57,7 +57,7 @@ def _interrupted(signum, frame) -> None:
 
 def _interrupt_message(signum: int) -> str:
     from llama_sim.core.files import installed
-    from llama_sim.run.simulate import played
+    from llama_sim.core.interrupt import played
 
     done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
     how = "terminated" if signum == _SIGTERM else "interrupted"
@@ -115,9 +115,9 @@ def main(argv: list[str] | None = None) -> None:
     import signal
     import threading
 
-    from llama_sim.run.simulate import Interrupted, played
-
+    from llama_sim.core.errors import Interrupted
     from llama_sim.core.files import installed
+    from llama_sim.core.interrupt import played
 
     played.update(rounds=0, games=0)
     installed.clear()

@@ -3,7 +3,9 @@
 Rule-set options (``--dice-layout``, ``--deck-file``, the rule variants, ...) and advise's position
 options (``--hand``, ``--row``, ...) are not written here: each rule set declares them
 (``RuleSet.options``, its advisor's ``position_help``) and ``rule_set_options``/``position_options``
-add them to a command.
+add them to a command, from the rule sets' declarations: building the commands loads no kernel module
+and not Numba, and the commands import what they need (the API, pandas, matplotlib) when they run, so
+``llamasim --help`` and ``llamasim games`` start at once.
 """
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ from typing import Callable, Optional
 
 import typer
 
-from llama_sim.core import jit, registry
 from llama_sim.core.ruleset import all_games, get_game, option_flag
 from llama_sim.core.output import check_format, check_out
 
@@ -63,6 +64,8 @@ StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file regis
 PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
 def compile_notice(quiet: bool) -> None:
+    from llama_sim.core import jit
+
     if quiet:
         jit.on_compile = None
     else:
@@ -74,6 +77,8 @@ def setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: str
     check_out(out, force)
     game = get_game(game_name)
     if strategies_file is not None:
+        from llama_sim.core import registry
+
         registry.load_file(strategies_file)
     compile_notice(quiet)
     return game
@@ -117,15 +122,14 @@ def rule_set_option_help() -> dict[str, tuple[str, bool]]:
 
 
 def position_option_help() -> dict[str, tuple[str, bool]]:
-    """Every advisor's position options (``AdviceHooks.position_help``), by API name: (help, is a flag)."""
+    """Every advisor's position options (``RuleSet.advice_position_help``: declared with the rule set, or
+    the advisor's), by API name: (help, is a flag)."""
     texts: dict[str, dict[str, str]] = {}
     flags: set[str] = set()
     for game in all_games().values():
-        advice = game.hook("advice")
-        if advice is None:
-            continue
-        flags |= advice.position_flags
-        for name, text in advice.position_help.items():
+        position_help, position_flags = game.advice_position_help()
+        flags |= position_flags
+        for name, text in position_help.items():
             texts.setdefault(name, {})[game.name] = text
     return {name: (grouped_help(by_game), name in flags) for name, by_game in texts.items()}
 

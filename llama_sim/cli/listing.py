@@ -1,16 +1,30 @@
-"""``llamasim games`` and ``llamasim strategies``: what there is to play."""
+"""``llamasim games`` and ``llamasim strategies``: what there is to play.
+
+Both read declarations only (the rule sets', the strategies'), compile nothing and build a pandas
+table only for ``--format csv|json``: a listing should answer at once.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
 
-import pandas as pd
 import typer
 
 from llama_sim.cli.app import FormatOpt, StratFileOpt, app
-from llama_sim.core import registry
-from llama_sim.core.output import check_format, emit
+from llama_sim.core.output import check_format
 from llama_sim.core.ruleset import all_games, get_game, option_flag
+
+
+def _listing(rows: list[dict], columns: list[str], fmt: str, text: str) -> None:
+    """The readable ``text`` for ``--format table``; else ``rows`` as a table in the format asked."""
+    if fmt == "table":
+        print(text)
+        return
+    import pandas as pd
+
+    from llama_sim.core.output import emit
+
+    emit(pd.DataFrame(rows, columns=columns), fmt, None)
 
 
 @app.command()
@@ -20,18 +34,19 @@ def games(fmt: str = FormatOpt):
     rows = [{"game": g.name, "title": g.title, "players": f"{g.min_players}-{g.max_players}",
              "options": "; ".join(f"{option_flag(k)}: {v}" for k, v in g.options.items()) or "-"}
             for g in all_games().values()]
-    df = pd.DataFrame(rows)
     text = []
     for g in all_games().values():
         text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players")
         text.extend(f"{'':9}{option_flag(k)}: {v}" for k, v in g.options.items())
-    emit(df, fmt, None, readable_text="\n".join(text))
+    _listing(rows, ["game", "title", "players", "options"], fmt, "\n".join(text))
 
 
 @app.command()
 def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set."),
                strategies_file: Optional[Path] = StratFileOpt, fmt: str = FormatOpt):
     """List the registered strategies with their parameters."""
+    from llama_sim.core import registry
+
     check_format(fmt)
     names = [get_game(game).name] if game else list(all_games())
     if strategies_file is not None:
@@ -44,16 +59,17 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                          "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
                                               for n, vals in sorted(s.presets.items())) or "-",
                          "description": s.description})
-    df = pd.DataFrame(rows, columns=["game", "strategy", "params", "presets", "description"])
     text = []
-    for g, group in df.groupby("game", sort=False):
+    for g in names:
+        group = [r for r in rows if r["game"] == g]
+        if not group:
+            continue
         text.append(f"{g}:")
-        width = max(len(x) for x in group.strategy)
-        for r in group.itertuples():
-            text.append(f"  {r.strategy:<{width}}  {r.description}")
-            if r.params != "-":
-                text.append(f"  {'':<{width}}  params: {r.params}")
-            if r.presets != "-":
-                text.append(f"  {'':<{width}}  presets (other counts: the nearest, ties to the larger): {r.presets}")
-    emit(df, fmt, None, readable_text="\n".join(text))
-
+        width = max(len(r["strategy"]) for r in group)
+        for r in group:
+            text.append(f"  {r['strategy']:<{width}}  {r['description']}")
+            if r["params"] != "-":
+                text.append(f"  {'':<{width}}  params: {r['params']}")
+            if r["presets"] != "-":
+                text.append(f"  {'':<{width}}  presets (other counts: the nearest, ties to the larger): {r['presets']}")
+    _listing(rows, ["game", "strategy", "params", "presets", "description"], fmt, "\n".join(text))

@@ -1,23 +1,26 @@
-"""Commands that play line-ups: simulate, compare (seat tables and leagues too), bench, sweep."""
+"""Commands that play line-ups: simulate, compare (seat tables and leagues too), bench, sweep.
+
+The API (and with it pandas and Numba) is imported by each command when it runs, not with this module.
+"""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import pandas as pd
 import typer
 
-from llama_sim import api
-from llama_sim.analysis.compare import DEFAULT_MAX_ROUNDS, note
 from llama_sim.cli.app import (
     FormatOpt, ForceOpt, GameOpt, GamesOpt, OutOpt, PlotOpt, QuietOpt, RoundsOpt, SeedOpt, StratFileOpt, ThreadsOpt,
     aligned, app, check_plot, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
 )
-from llama_sim.core import stats
+from llama_sim.core.arguments import DEFAULT_MAX_ROUNDS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.output import check_format, emit
 from llama_sim.core.ruleset import all_games, get_game
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @app.command()
@@ -31,6 +34,8 @@ def simulate(
     **rule_options,
 ):
     """Play a fixed line-up (seat 0 starts) and report each seat's results."""
+    from llama_sim import api
+
     setup(game, strategies_file, quiet, fmt, out, force)
     r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, quiet=quiet, **rule_options)
     emit(r.results, fmt, out, preamble=r.header, force=force)
@@ -81,6 +86,8 @@ def _readable_paired(df: pd.DataFrame) -> str:
 
 
 def _readable_ranking(df: pd.DataFrame) -> str:
+    from llama_sim.core import stats
+
     parts = []
     for metric, group in df.groupby("metric", sort=False):
         order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
@@ -242,6 +249,9 @@ def compare(
     own variances; strongest names the best per count and its edge over
     the runner-up. Same as llama_sim.league(...).
     """
+    from llama_sim import api
+    from llama_sim.analysis.compare import note
+
     setup(game, strategies_file, quiet, fmt, out, force)
     if league:
         if seat_table or precision is not None or max_rounds is not None:
@@ -282,6 +292,8 @@ def bench(
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
 ):
     """Rounds per second of each kernel and of its reference engine on the same work."""
+    import pandas as pd
+
     from llama_sim.analysis.bench import bench_game
 
     check_format(fmt)
@@ -315,6 +327,8 @@ def sweep(
     the readable view shows the headline metric (penalty per round, or win rate with --games) and
     its paired difference to the first opponent. Two --param sweep their grid (at most 400 points;
     columns param2 and param2_value; --plot draws a heatmap)."""
+    from llama_sim import api
+
     setup(game, strategies_file, quiet, fmt, out, force)
     check_plot(plot, force)
     r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,

@@ -1,4 +1,5 @@
-"""Commands that answer a question about play: advise, chart, tune, solve."""
+"""Commands that answer a question about play: advise, chart, tune, solve (each imports the API when
+it runs)."""
 from __future__ import annotations
 
 import json
@@ -9,8 +10,6 @@ from typing import Optional
 
 import typer
 
-from llama_sim import api
-from llama_sim.analysis.compare import Progress, game_options, rules_line
 from llama_sim.cli.app import (
     FormatOpt, ForceOpt, GameOpt, OutOpt, PlotOpt, QuietOpt, SeedOpt, StratFileOpt, ThreadsOpt, aligned, app,
     check_plot, out_paths, num, position_options, pval, rule_set_options, save_plot, setup,
@@ -45,6 +44,8 @@ def advise(
     roll-outs (common random numbers for all actions), or the exact solver for a lone dice player.
     Default stop: the best action 3 standard errors clear of the runner-up, or every 95% half-width
     below 0.02, at most --max-rollouts."""
+    from llama_sim import api
+
     setup(game, strategies_file, quiet, fmt, out, force)
     check_plot(plot, force)
     res = api.advise(game, position_file=position, actions=action, policy=policy,
@@ -100,7 +101,9 @@ def chart(
     dice: the roll-or-quit chart of the multi-player phase (someone else still in): every roll-or-quit
     decision, quit vs roll; row points x cards left in the llama row (and x the smallest row of another
     player still in); D means roll."""
+    from llama_sim import api
     from llama_sim.analysis import chart as C
+    from llama_sim.analysis.compare import Progress
 
     setup(game, strategies_file, quiet, fmt, out, force)
     opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
@@ -170,6 +173,8 @@ def tune(
     stages), and the final check is pick vs start head to head.
     Same seed, same result, for any --threads.
     """
+    from llama_sim import api
+    from llama_sim.analysis.compare import game_options, rules_line
     from llama_sim.core.output import to_json, write_tables
 
     spec = setup(game, strategies_file, quiet, fmt, out, force)
@@ -239,6 +244,8 @@ def solve(
 ):
     """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
     penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
+    from llama_sim import api
+
     check_format(fmt)
     check_out(out, force)
     check_plot(plot, force)

@@ -6,10 +6,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import pandas as pd
 import typer
 
-from llama_sim import api
 from llama_sim.cli.app import FormatOpt, GameOpt, QuietOpt, app, compile_notice
 from llama_sim.core.output import check_format
 from llama_sim.core.ruleset import get_game
@@ -26,6 +24,10 @@ def _report_options(out: Optional[Path], scale: float) -> str:
 
 
 def _report(spec, out: Optional[Path], scale: float, force: bool, quiet: bool, fmt: str, command: str) -> None:
+    import pandas as pd
+
+    from llama_sim import api
+
     check_format(fmt)
     compile_notice(quiet)
     r = api.run_experiment(spec, out=out, scale=scale, force=force, quiet=quiet, command=command)

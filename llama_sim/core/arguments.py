@@ -22,6 +22,10 @@ import numpy as np
 
 from llama_sim.core.errors import UsageError
 
+# The cap of a --precision run when none is given (rounds, or games with --games, per table): the API's
+# default, stated here so that the command line's help can name it without importing the API.
+DEFAULT_MAX_ROUNDS = 20_000_000
+
 NAME_TYPES = {  # parameters some API functions leave unannotated
     "position_file": Optional[Path], "actions": Optional[Sequence[str]], "policy": Optional[str],
     "opponents": Optional[Sequence[str]], "horizon": str, "n_rollouts": Optional[int],

@@ -29,7 +29,7 @@ class UsageError(ValueError):
 
 class Interrupted(Exception):
     """Raised by the CLI's Ctrl-C handler instead of ``KeyboardInterrupt``, so that no library
-    (click, Dask) turns it into its own message (``run.simulate.played`` tells how far the process
+    (click, Dask) turns it into its own message (``core.interrupt.played`` tells how far the process
     got). Code that reports other exceptions as the user's errors lets this one through."""
 
 

@@ -14,6 +14,8 @@ REQUESTED = threading.Event()  # set by the CLI's Ctrl-C handler: code that turn
 # errors (a compile error, a policy's exception) checks it, since Numba may wrap the interrupt in its own error
 _RUNNING: set[threading.Thread] = set()  # worker threads inside a kernel call
 _LOCK = threading.Lock()
+# Rounds and games this process has played (finished chunks), for the Ctrl-C message.
+played = {"rounds": 0, "games": 0}
 
 
 def still_running() -> bool:

@@ -1,4 +1,7 @@
-"""Result tables: the tidy long layout, readable printing, and safe file output."""
+"""Result tables: the tidy long layout, readable printing, and safe file output.
+
+pandas and numpy are imported where a table is handled, not with this module: the command line checks its
+``--format`` and ``--out`` here before it knows whether it will build a table at all."""
 from __future__ import annotations
 
 import json
@@ -6,11 +9,13 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import check_target, whole_files, writing
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RESULT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "n", "seed"]
 FORMATS = ("table", "csv", "json")
@@ -71,6 +76,9 @@ def write_tables(tables: dict[Path, pd.DataFrame], force: bool = True) -> None:
 
 
 def _clean(value):
+    import numpy as np
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return None
     if isinstance(value, np.integer):
@@ -99,6 +107,8 @@ def _fmt(value: float, metric: str) -> str:
 
 def readable(df: pd.DataFrame) -> str:
     """One line per strategy/seat, one column per metric, each as ``value [low, high]``."""
+    import pandas as pd
+
     if df.empty:
         return "(no rows)"
     keys = ["strategy", "seat"]

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.core import interrupt, registry, stats
+from llama_sim.core.interrupt import played  # noqa: F401  (its home for callers)
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error  # noqa: F401  (Interrupted: its home for callers)
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.core.engine import GAME_METRICS, ROUND_METRICS
@@ -433,10 +434,6 @@ def iter_tasks(work: Work, seed: int, first_block: int, n_blocks: int, chunk: in
 
 def tasks_for(work: Work, seed: int, first_block: int, n_blocks: int, chunk: int | None = None) -> list[Task]:
     return list(iter_tasks(work, seed, first_block, n_blocks, chunk))
-
-
-# Rounds and games this process has played (finished chunks), for the Ctrl-C message.
-played = {"rounds": 0, "games": 0}
 
 
 # ------------------------------------------------------------------------------------ tables
