@@ -50,3 +50,66 @@ def test_numba_imported_after_llama_sim_caches_in_llama_sims_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     folder = done.stdout.strip()
     assert os.path.dirname(folder) == str(tmp_path) and os.path.isdir(folder)
+
+
+# ------------------------------------------------------------------------------ the compile notice
+
+def on_a_terminal(args: list[str], env: dict, tmp_path) -> tuple[str, str, int]:
+    """``llamasim args`` with stderr on a pseudo-terminal and stdout in a file: (stdout, stderr, status)."""
+    import pty
+
+    master, slave = pty.openpty()
+    with open(tmp_path / "stdout", "w+") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=out, stderr=slave, env=env)
+        os.close(slave)
+        err = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            err += chunk
+        os.close(master)
+        status = proc.wait(timeout=300)
+        out.seek(0)
+        return out.read(), err.decode(errors="replace").replace("\r\n", "\n"), status
+
+
+def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(tmp_path):
+    import json
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env["LLAMA_SIM_CACHE"] = str(tmp_path / "cache")  # empty: everything compiles
+    args = ["simulate", "--game", "dice", "-s", "threshold", "-s", "threshold", "--rounds", "200", "--format", "json"]
+    out, err, status = on_a_terminal(args, env, tmp_path)
+    assert status == 0, err
+    assert json.loads(out)  # stdout holds the JSON document alone
+    lines = [ln for ln in err.splitlines() if "compiling" in ln]
+    assert lines == ["compiling the dice kernels (first run only, ~10-20 s)..."], err
+    out, err, status = on_a_terminal(args, env, tmp_path)
+    assert status == 0 and json.loads(out) and "compiling" not in err, err
+
+
+def test_no_compile_notice_off_a_terminal_or_with_quiet(monkeypatch):
+    import io
+
+    from llama_sim.cli.app import compile_notice
+    from llama_sim.core import jit
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(jit, "on_compile", None)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    compile_notice(False, "dice kernels")
+    assert jit.on_compile is None
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    compile_notice(True, "dice kernels")
+    assert jit.on_compile is None
+    compile_notice(False, "dice kernels")
+    jit.on_compile("dice kernel")
+    jit.on_compile("dice.threshold")
+    assert sys.stderr.getvalue() == "compiling the dice kernels (first run only, ~10-20 s)...\n"
