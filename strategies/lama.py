@@ -67,12 +67,14 @@ SMART_PARAMS = {"quit_at": (4, 0, 100, "quit threshold while holding less than 1
                 "ten_quit_at": (0, 0, 100, "quit threshold while holding a 10-point token")}
 SMART_PRESETS = {2: {"quit_at": 97, "ten_quit_at": 9}, 4: {"quit_at": 4, "ten_quit_at": 0},
                  6: {"quit_at": 4, "ten_quit_at": 0}}
+SMART_PRESET_NOTES = {2: "quit_at=97 is above any hand's points (31 at most): under 10 points it quits whenever "
+                         "no card fits; from 10 points on it draws unless its hand is at most 9 points"}
 
 
 @strategy("lama", "smart",
           "Plays like greedy. When stuck it weighs the token a player who goes out returns: holding a 10 "
           "it keeps drawing (quits only at penalty <= ten_quit_at); otherwise it quits at penalty <= quit_at.",
-          params=SMART_PARAMS, presets=SMART_PRESETS)
+          params=SMART_PARAMS, presets=SMART_PRESETS, preset_notes=SMART_PRESET_NOTES)
 def smart(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g lama --strategy smart -p N --vs self --budget
     1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g lama -p N
@@ -129,7 +131,7 @@ def climb_card(obs, hand, legal, min_opponents, same, two_up, far_up):
                   "same": (2, 0, 8, "weight of the cards held of the top's value"),
                   "two_up": (1, 0, 4, "weight of the cards held two values above the top"),
                   "far_up": (0.3, 0, 2, "weight of the cards held three and four values above the top")},
-          presets=SMART_PRESETS)
+          presets=SMART_PRESETS, preset_notes=SMART_PRESET_NOTES)
 def climber(obs, hand, legal, params, rng):
     """Beats ``smart`` and ``chart``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it
     plays exactly as smart (the climbing rule needs three opponents in the round; the presets are

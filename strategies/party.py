@@ -247,13 +247,16 @@ CHAIN_PARAMS = {
 CHAIN_PRESETS = {2: {"quit_at": 62, "quit_at_10": 7, "pink_danger": 1, "plus_first": 0},
                  4: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1},
                  6: {"quit_at": 3, "quit_at_10": 0, "pink_danger": 0, "plus_first": 1}}
+CHAIN_PRESET_NOTES = {2: "quit_at=62 is above any hand's points (41 at most, the pink llama's 20 included): "
+                         "under 10 points it quits whenever no card fits; from 10 points on it draws unless its "
+                         "hand is at most 7 points"}
 
 
 @strategy("party", "chain",
           "Greedy's order, but a plus card that has a follow-up in hand comes first (whole chains when they "
           "empty the hand); the pink llama is saved until nothing else fits; when stuck it quits at hand "
           "points <= quit_at while under 10 points, <= quit_at_10 from 10 points on, else draws.",
-          params=CHAIN_PARAMS, presets=CHAIN_PRESETS)
+          params=CHAIN_PARAMS, presets=CHAIN_PRESETS, preset_notes=CHAIN_PRESET_NOTES)
 def chain(obs, hand, legal, params, rng):
     """Presets by player count, tuned with `llamasim tune -g party --strategy chain -p N --vs self
     --budget 1000000 --seed 1 --threads 2` and checked on fresh deals with `llamasim compare -g party -p N
@@ -285,7 +288,7 @@ CLIMBER_PARAMS = {
           "chain, but while at least min_opponents opponents are still in it moves the top up (plays the next "
           "value instead of the top's value) when it holds more cards above the top than at it: "
           "n(+1) + two_up*n(+2) + far_up*(n(+3) + n(+4)) > same*n(0).",
-          params=CLIMBER_PARAMS, presets=CHAIN_PRESETS)
+          params=CLIMBER_PARAMS, presets=CHAIN_PRESETS, preset_notes=CHAIN_PRESET_NOTES)
 def climber(obs, hand, legal, params, rng):
     """Beats ``chain``, the previous best, at 4, 5 and 6 players; at 2 and 3 players it plays exactly
     as chain (the climbing rule needs three opponents in the round; the presets are chain's).

@@ -73,3 +73,34 @@ def test_compare_records_the_values_played_and_strategies_lists_the_presets(caps
 def test_a_bad_preset_is_refused_at_registration(presets):
     with pytest.raises(ValueError):
         registry.strategy("lama", "bad_presets_probe", "", params={"a": (1, 0, 100)}, presets=presets)(lambda *a: 0)
+
+
+def test_values_at_says_which_values_come_from_which_preset():
+    s = _strategy({2: {"a": 20}, 4: {"a": 40}})
+    assert s.values_at(3) == {"a": (40.0, 4), "b": (1.0, None)}
+    assert s.preset_count(2) == 2 and _strategy({}).preset_count(2) is None
+    assert _strategy({}).values_at(5) == {"a": (5.0, None), "b": (1.0, None)}
+
+
+def test_strategies_at_a_player_count_shows_the_values_played_their_source_and_the_notes(capsys):
+    main(["strategies", "-g", "lama", "--players", "2"])
+    text = capsys.readouterr().out
+    smart = text[text.index("  smart "):].splitlines()
+    assert smart[1].split() == ["plays:", "quit_at=97,", "ten_quit_at=9", "(2p", "preset)"]
+    assert smart[2].strip().startswith("note: quit_at=97 is above any hand's points")
+    main(["strategies", "-g", "lama", "--players", "3", "--format", "json"])
+    rows = {r["strategy"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["threshold"]["plays"] == "quit_at=2" and rows["threshold"]["preset"] == "4p"
+    assert rows["greedy"]["plays"] == "-" and rows["greedy"]["preset"] == "-"
+    assert rows["smart"]["notes"].startswith("2p: quit_at=97")
+    main(["strategies", "-g", "lama"])  # without a count: every preset, with its note
+    assert "note on the 2p preset: quit_at=97" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["strategies", "-g", "dice", "--players", "7"])
+    assert stop.value.code == 2 and "dice is played by 2 to 6" in capsys.readouterr().err
+
+
+def test_preset_notes_must_name_a_declared_preset():
+    with pytest.raises(ValueError):
+        registry.strategy("lama", "bad_notes_probe", "", params={"a": (1, 0, 100)}, presets={2: {"a": 3}},
+                          preset_notes={4: "no 4-player preset"})(lambda *a: 0)

@@ -43,33 +43,70 @@ def games(fmt: str = FormatOpt):
 
 @app.command()
 def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set."),
+               players: Optional[int] = typer.Option(None, "--players", "-p", help="Show the values each strategy "
+                                                     "plays at this many players (a spec naming no values: the "
+                                                     "preset for that count, else the defaults)."),
                strategies_file: Optional[Path] = StratFileOpt, fmt: str = FormatOpt):
-    """List the registered strategies with their parameters."""
+    """List the registered strategies with their parameters (default [low, high]) and presets.
+
+    A spec that leaves a parameter unset plays the preset of the table's player count (a count without
+    its own preset takes the nearest, ties to the larger: 3 players -> 4's, 5 -> 6's). --players N
+    shows what plays at N and which values come from a preset."""
     from llama_sim.core import registry
+    from llama_sim.core.errors import UsageError
 
     check_format(fmt)
     names = [get_game(game).name] if game else list(all_games())
+    if players is not None:
+        for g in names:
+            rules = get_game(g)
+            if not rules.min_players <= players <= rules.max_players:
+                raise UsageError(f"--players {players}: {g} is played by {rules.min_players} to {rules.max_players}")
     if strategies_file is not None:
         registry.load_file(strategies_file)
-    rows = []
+    rows, text = [], []
     for g in names:
-        for s in registry.strategies_for(g):
-            rows.append({"game": g, "strategy": s.name,
-                         "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
-                         "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
-                                              for n, vals in sorted(s.presets.items())) or "-",
-                         "description": s.description})
-    text = []
-    for g in names:
-        group = [r for r in rows if r["game"] == g]
-        if not group:
+        listed = registry.strategies_for(g)
+        if not listed:
             continue
-        text.append(f"{g}:")
-        width = max(len(r["strategy"]) for r in group)
-        for r in group:
-            text.append(f"  {r['strategy']:<{width}}  {r['description']}")
-            if r["params"] != "-":
-                text.append(f"  {'':<{width}}  params: {r['params']}")
-            if r["presets"] != "-":
-                text.append(f"  {'':<{width}}  presets (other counts: the nearest, ties to the larger): {r['presets']}")
-    _listing(rows, ["game", "strategy", "params", "presets", "description"], fmt, "\n".join(text))
+        text.append(f"{g}:" if players is None else f"{g}, at {players} players:")
+        width = max(len(s.name) for s in listed)
+        for s in listed:
+            row = {"game": g, "strategy": s.name,
+                   "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
+                   "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
+                                        for n, vals in sorted(s.presets.items())) or "-",
+                   "description": s.description,
+                   "notes": "; ".join(f"{n}p: {note}" for n, note in sorted(s.preset_notes.items())) or "-"}
+            indent = f"  {'':<{width}}  "
+            text.append(f"  {s.name:<{width}}  {s.description}")
+            if players is None:
+                if s.params:
+                    text.append(f"{indent}params: {row['params']}")
+                if s.presets:
+                    text.append(f"{indent}presets (other counts: the nearest, ties to the larger): {row['presets']}")
+                text.extend(f"{indent}note on the {n}p preset: {note}" for n, note in sorted(s.preset_notes.items()))
+            else:
+                count = s.preset_count(players)
+                values = s.values_at(players)
+                row.update(players=players, plays=", ".join(f"{k}={v:g}" for k, (v, _) in values.items()) or "-",
+                           preset=f"{count}p" if count is not None else "-")
+                groups = [(", ".join(f"{k}={v:g}" for k, (v, c) in values.items() if c == count), _preset_label(count, players)),
+                          (", ".join(f"{k}={v:g}" for k, (v, c) in values.items() if c is None), "defaults")]
+                if values:
+                    text.append(f"{indent}plays: " + "; ".join(f"{vals} ({what})" for vals, what in groups if vals))
+                if count is not None and count in s.preset_notes:
+                    text.append(f"{indent}note: {s.preset_notes[count]}")
+            rows.append(row)
+    columns = ["game", "strategy", "params", "presets", "description", "notes"]
+    if players is not None:
+        columns[2:2] = ["players", "plays", "preset"]
+    if players is not None:
+        text.append("(a spec's own values, e.g. smart:quit_at=6, always win)")
+    _listing(rows, columns, fmt, "\n".join(text))
+
+
+def _preset_label(count: int | None, players: int) -> str:
+    if count is None:
+        return "-"
+    return f"{count}p preset" if count == players else f"{count}p preset, the nearest to {players}p"

@@ -105,6 +105,9 @@ class Strategy:
     py_func: object
     source: str = "built-in"
     presets: dict[int, dict[str, float]] = field(default_factory=dict)
+    # player count -> what its preset's values mean in play, where the numbers alone mislead (a quit
+    # threshold above any hand's points: "always quits"); ``llamasim strategies`` shows it with the preset.
+    preset_notes: dict[int, str] = field(default_factory=dict)
     _kernel: Kernel | None = field(default=None, repr=False)
 
     @property
@@ -127,10 +130,22 @@ class Strategy:
         +0.079 [+0.071, +0.086], kadabra +0.056 [+0.049, +0.063], dice -0.002 [-0.008, +0.003];
         5 players, the 6-player over the 4-player preset: lama -0.004 [-0.008, +0.001], party -0.001
         [-0.005, +0.002], kadabra +0.008 [+0.003, +0.012] (dice: the same value)."""
+        nearest = self.preset_count(n_players)
+        return {} if nearest is None else dict(self.presets[nearest])
+
+    def preset_count(self, n_players: int) -> int | None:
+        """The declared player count whose preset a table of ``n_players`` plays (``preset_for``); None
+        when the strategy declares no presets."""
         if not self.presets:
-            return {}
-        nearest = min(self.presets, key=lambda k: (abs(k - n_players), -k))
-        return dict(self.presets[nearest])
+            return None
+        return min(self.presets, key=lambda k: (abs(k - n_players), -k))
+
+    def values_at(self, n_players: int) -> dict[str, tuple[float, int | None]]:
+        """What a spec naming no values plays at a table of ``n_players``: each parameter's value and the
+        player count of the preset it comes from (None: the parameter's default)."""
+        count = self.preset_count(n_players)
+        preset = self.presets.get(count, {}) if count is not None else {}
+        return {p.name: (preset[p.name], count) if p.name in preset else (p.default, None) for p in self.params}
 
     @property
     def policy(self):
@@ -203,11 +218,13 @@ _REGISTRY: dict[tuple[str, str], Strategy] = {}
 USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
 
-def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None):
+def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
+             preset_notes: dict | None = None):
     """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
-    players use when only 2, 4 and 6 are declared)."""
+    players use when only 2, 4 and 6 are declared); ``preset_notes`` maps a count of ``presets`` to
+    what its values mean where the numbers alone would mislead (listed by ``llamasim strategies``)."""
 
     if game not in game_names():
         raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
@@ -236,12 +253,15 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
                 if k not in bounds or not bounds[k].low <= v <= bounds[k].high:
                     raise ValueError(f"preset {count}: {k}={v} is not a parameter value of {name}")
             table[int(count)] = {k: float(v) for k, v in values.items()}
+        notes = {int(count): str(text) for count, text in (preset_notes or {}).items()}
+        if set(notes) - set(table):
+            raise ValueError(f"preset_notes of {name} name counts without a preset: {sorted(set(notes) - set(table))}")
         known = _REGISTRY.get((game, name))
         if known is not None and known.source != fn.__module__:  # never replace one silently
             where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
             raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
         _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
-                                           presets=table)
+                                           presets=table, preset_notes=notes)
         return fn
 
     return decorate
