@@ -104,3 +104,28 @@ def test_preset_notes_must_name_a_declared_preset():
     with pytest.raises(ValueError):
         registry.strategy("lama", "bad_notes_probe", "", params={"a": (1, 0, 100)}, presets={2: {"a": 3}},
                           preset_notes={4: "no 4-player preset"})(lambda *a: 0)
+
+
+def test_every_header_naming_a_strategy_states_the_values_it_played():
+    import llama_sim
+    from llama_sim.analysis.chart import readable
+
+    smart2 = "smart quit_at=97,ten_quit_at=9"  # the 2-player preset
+    smart4 = "smart quit_at=4,ten_quit_at=0"
+    header = llama_sim.seat_table("lama", ["smart"], rounds=400, seed=1, threads=1, quiet=True).header
+    assert f"parameters at 2 players: {smart2}" in header and f"parameters at 3-6 players: {smart4}" in header
+    header = llama_sim.sweep("lama", "smart", "quit_at=2:6:4", players=2, rounds=400, seed=1, threads=1,
+                             quiet=True).header
+    assert "parameters: smart ten_quit_at=9 with quit_at swept; " + smart2 in header
+    header = llama_sim.league("dice", ["threshold", "random"], players=[2, 4], rounds=400, seed=1, threads=1,
+                              quiet=True).header
+    assert "parameters at 2 players: threshold quit_at=10" in header
+    assert "parameters at 4 players: threshold quit_at=1" in header
+    r = llama_sim.advise("lama", hand="2 2 6 L", top="4", hand_sizes="3,4", pile=20, n_rollouts=20, seed=1,
+                         opponents=["greedy", "threshold:quit_at=3"])
+    assert r.played() == f"seats {smart4} / greedy / threshold:quit_at=3 quit_at=3"
+    c = llama_sim.chart("lama", players=3, games=20, seed=1, threads=1)
+    assert readable(c, "pile").startswith(f"lama, 3 players, policy {smart4}, 20 games")
+    t = llama_sim.tune("lama", "threshold", 2, vs="smart", budget=20_000, metric="penalty_per_round", seed=1,
+                       threads=1)
+    assert t.vs_values == smart2

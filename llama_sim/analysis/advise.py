@@ -52,7 +52,7 @@ from llama_sim.core import interrupt
 from llama_sim.core.advice import ExactAnswer, RolloutLineup, advice_of, forced_policy
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
-from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec
+from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec, with_values
 from llama_sim.core.ruleset import get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
 from llama_sim.run.simulate import policy_error
@@ -335,6 +335,14 @@ class AdviceResult:
     strategies: list[str]
     sentence: str
     notes: list[str] = field(default_factory=list)
+    strategy_values: list[str] = field(default_factory=list)  # each seat's strategy with the values it played
+
+    def played(self) -> str:
+        """Who played the roll-outs, with the values they played with, for a header."""
+        seats = self.strategy_values or self.strategies
+        if len(set(seats)) == 1 and len(seats) > 1:
+            return f"every seat {seats[0]}"
+        return "seats " + " / ".join(seats)
 
     @property
     def best(self) -> str:
@@ -524,7 +532,8 @@ def advise_position(pos: Position, *, actions: list[str] | None = None, policy=N
                              seed=seed, best=i == best_i))
     table = pd.DataFrame(rows, columns=COLUMNS)
     return AdviceResult(pos.game, pos, table, ranking, "roll-outs", horizon, n, seed, [p.label for p in players],
-                        _sentence(values, ranking, horizon, exact, advice.phrase))
+                        _sentence(values, ranking, horizon, exact, advice.phrase),
+                        strategy_values=[with_values(p.label, p.values()) for p in players])
 
 
 def _exact_result(pos: Position, acts: list[str], answer: ExactAnswer, horizon: str, seed: int) -> AdviceResult:

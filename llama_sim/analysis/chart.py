@@ -113,6 +113,7 @@ class ChartResult:
     pile_edges: tuple[int, ...] = field(default=DEFAULT_PILE_EDGES)
     opp_edges: tuple[int, ...] = field(default=DEFAULT_OPP_EDGES)
     measure: str = "own"
+    policy_values: dict[str, float] = field(default_factory=dict)  # the values ``policy`` played with
 
     def plot(self, chart: str = "pile"):
         return chart_figure(self, chart)
@@ -293,7 +294,7 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     ], ignore_index=True)
     summary = _summary(acc_pile, spec.name, players, label, measure, games, seed, scale)
     return ChartResult(spec.name, players, label, games, seed, cells, summary, tuple(pile_edges), tuple(opp_edges),
-                       measure)
+                       measure, player.values())
 
 
 def _summary(acc: np.ndarray, game: str, players: int, policy: str, measure: str, games: int, seed: int,
@@ -420,7 +421,8 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
     spans = _spans(chart_rules(result.game), chart_name, edges)
     words = wording(result.game)
     feature = words[chart_name]
-    lines = [f"{result.game}, {result.players} players, policy {result.policy}, {result.games} games, seed "
+    policy = registry.with_values(result.policy, result.policy_values)
+    lines = [f"{result.game}, {result.players} players, policy {policy}, {result.games} games, seed "
              f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
              f"(Q quit better, {words['letter']} {words['play_on']} better, ? cannot separate at 95%); "
              f"columns: {feature}"]

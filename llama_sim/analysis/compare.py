@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.core import registry, stats
+from llama_sim.core.registry import with_values
 from llama_sim.core.arguments import DEFAULT_MAX_ROUNDS  # noqa: F401  (callers took it from here)
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game, solvable_names
@@ -136,8 +137,25 @@ def played_values(work) -> dict[str, dict[str, float]]:
 def values_line(work) -> str:
     """The played parameter values for a report header, so a label like ``threshold`` is honest."""
     played = played_values(work)
-    return ("\nparameters: " + "; ".join(f"{lab} " + ",".join(f"{k}={v:g}" for k, v in vals.items())
-                                         for lab, vals in played.items())) if played else ""
+    return ("\nparameters: " + "; ".join(with_values(lab, vals) for lab, vals in played.items())) if played else ""
+
+
+def values_at_counts(entries, counts) -> str:
+    """Header lines with the values each of ``entries`` (``Player``) plays at each table size of
+    ``counts`` (presets differ by count): one line per count, or one line when they agree."""
+    lines = {n: "; ".join(with_values(p.label, registry.at_table(p, n).values()) for p in entries
+                          if p.strategy.params) for n in counts}
+    if not any(lines.values()):
+        return ""
+    if len(set(lines.values())) == 1:
+        return f"\nparameters: {next(iter(lines.values()))}"
+    runs: list[list] = []  # consecutive counts that play the same values share a line
+    for n, line in lines.items():
+        if runs and runs[-1][2] == line and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n, line])
+    return "".join(f"\nparameters at {a if a == b else f'{a}-{b}'} players: {line}" for a, b, line in runs if line)
 
 
 def load_strategies(strategies_file) -> None:
@@ -418,7 +436,8 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
     if seat_effects:
         seats = pd.concat([seat_effects_table(w, t, seed, metrics) for w, (t, _) in zip(works, done)],
                           ignore_index=True)
-        head = f"{spec.title}: seat effects, every seat playing the same strategy"
+        head = (f"{spec.title}: seat effects, every seat playing the same strategy"
+                f"{values_at_counts(entries, sorted({w.n_players for w in works}))}")
         return SeatTableResult(results, seats, f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
     work, (tally, info) = works[0], done[0]
     what = "games" if games_mode else "rounds"
@@ -580,8 +599,11 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     summary["vs_best_ci_high"] = [e.ci_high for e in to_best]
     # the values the data cannot separate from the best: their paired interval to it covers 0
     summary["near_best"] = [bool(e.ci_low <= 0 <= e.ci_high) and v != best_index for v, e in enumerate(to_best)]
+    fixed_values = {k: v for k, v in plan.entries[0].values().items() if k not in keys}
+    played = [with_values(base.strategy.name, fixed_values) + f" with {'/'.join(keys)} swept"]
+    played += [with_values(lab, e.values()) for lab, e in zip(plan.unit_labels[1:], plan.entries[1:])]
     header = (f"{spec.title}, {players} players, sweep of {base.strategy.name}.{'/'.join(keys)}, seed {seed}"
-              f"{rules_line(spec, cfg)}")
+              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,
                        {"seed": seed, "rules": spec.describe_config(cfg)})
 

@@ -48,7 +48,7 @@ import pandas as pd
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
 from llama_sim.analysis.compare import (
-    Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line,
+    Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.core.ruleset import get_game
@@ -320,7 +320,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     header = (f"{spec.title}: league of {k} strategies at {', '.join(map(str, counts))} players, "
               f"{'full games to 40' if games_mode else 'single rounds'} (mean over line-ups, 95% CI)\n"
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
-              f"on common deals{rules_line(spec, cfg)}\n{summary}")
+              f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
     return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup, headline, header, run_info)
 

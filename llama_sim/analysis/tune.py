@@ -359,6 +359,7 @@ class TuneResult:
     race: pd.DataFrame
     final: pd.DataFrame
     rounds: int
+    vs_values: str = ""  # the field with the values it plays at the table (presets resolved), for headers
 
     @property
     def pick_spec(self) -> str:
@@ -497,7 +498,10 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
     points = candidate_points(space, start_player.params, count, seed)
     evaluator = GameEvaluator(spec, strat, players, field, metric, cfg, threads)
     vs_text = "self" if field is None else ",".join(p.label for p in field)
-    return tune_points(evaluator, space, points, budget, seed, field is None, spec.name, strat.name, players, vs_text)
+    result = tune_points(evaluator, space, points, budget, seed, field is None, spec.name, strat.name, players, vs_text)
+    if field is not None:
+        result.vs_values = "; ".join(dict.fromkeys(registry.with_values(p.label, p.values()) for p in field))
+    return result
 
 
 def local_points(space: Space, centre: np.ndarray, count: int, seed: int, cells: int) -> np.ndarray:

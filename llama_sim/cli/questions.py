@@ -56,8 +56,7 @@ def advise(
         from llama_sim.analysis.plots import save
 
         save(res.plot(), plot, force)
-    how = (f"{res.method}, {res.rollouts:,} roll-outs, strategies {', '.join(res.strategies)}"
-           if res.method == "roll-outs" else res.method)
+    how = f"{res.method}, {res.rollouts:,} roll-outs, {res.played()}" if res.method == "roll-outs" else res.method
     emit(res.table, fmt, out, preamble=f"{game}: advice ({how}; horizon {res.horizon}; seed {seed})",
          readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""), force=force)
 
@@ -201,7 +200,8 @@ def tune(
     pick, start = result.final.iloc[0], result.final.iloc[1]
     kept = result.candidates
     print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
-          f"seed {seed}{rules_line(spec, spec.config(**game_options(**rule_options)))}")
+          f"seed {seed}" + (f"\nparameters of the field: {result.vs_values}" if result.vs_values else "")
+          + rules_line(spec, spec.config(**game_options(**rule_options))))
     print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "
           f"({(kept.status == 'worse').sum()} dropped as worse, {(kept.status == 'halved').sum()} by halving); "
           f"{result.rounds} rounds played")

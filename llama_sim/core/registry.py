@@ -214,6 +214,12 @@ class Player:
         return {p.name: float(self.params[i]) for i, p in enumerate(self.strategy.params)}
 
 
+def with_values(label: str, values: dict[str, float]) -> str:
+    """``label k=v,k=v``: a strategy as a header names it, with the values it plays (``Player.values()``;
+    the label alone when it has no parameters)."""
+    return f"{label} " + ",".join(f"{k}={v:g}" for k, v in values.items()) if values else label
+
+
 _REGISTRY: dict[tuple[str, str], Strategy] = {}
 USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
