@@ -31,6 +31,22 @@ def test_issue_example_alone_hand_3_4_4_on_a_3():
     assert res.sentence.endswith("so play 3.")
 
 
+def test_a_position_with_nothing_left_to_chance_says_exact_and_needs_few_roll_outs(capsys):
+    # pile 0 and no card fits: quitting is the only action, its value the hand's points
+    res = A.advise("lama", hand="1 2", top="3", hand_sizes="3", pile=0)
+    assert exact_values(res) == {"quit": 3.0} and res.rollouts == A.CHANCE_FREE_BATCH
+    assert res.how().startswith("exact: nothing is left to chance after the only action (64 roll-outs, all equal)")
+    assert "difference to" not in res.text()  # nothing to compare the lone action with
+    code, out, _ = call(capsys, "advise", "--game", "lama", "--hand", "1 2", "--top", "3", "--hand-sizes", "3",
+                        "--pile", "0", "-q")
+    assert code == 0 and out.startswith("lama: advice (exact: nothing is left to chance") and "2,048" not in out
+    assert "paired" not in out
+    # alone, every action is exact; with another player in and cards to draw, roll-outs as before
+    alone = A.advise("lama", hand="3 4 4", top="3", hand_sizes="5", quit="1", pile=20)
+    assert alone.rollouts == A.CHANCE_FREE_BATCH and alone.how().startswith("exact: nothing is left to chance after any")
+    assert A.advise("lama", hand="3 4 4", top="3", hand_sizes="5", pile=20).how().startswith("roll-outs, ")
+
+
 def test_lama_going_out_returns_the_largest_token():
     # alone with 14 points: playing out returns a 10 (-10); the 6 first strands the 5; quit scores 5 + 6
     res = A.advise("lama", hand="5 6", top="5", hand_sizes="2", quit="1", pile=0, scores="14,3")

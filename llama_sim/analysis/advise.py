@@ -65,6 +65,10 @@ SEPARATION_SE = 3.0
 DEFAULT_PRECISION = 0.02
 DEFAULT_MAX_ROLLOUTS = 200_000
 FIRST_BATCH = 2048
+# The first batch when no action leaves anything to chance (quitting; a player alone): every roll-out
+# should then give the same values, and a few dozen check it (a policy drawing on its random stream
+# would differ) instead of 2048 identical ones; should they differ, the usual batches follow.
+CHANCE_FREE_BATCH = 64
 MAX_ROLLOUTS = 10**9  # days of work at the largest table: beyond it a count is a typing slip
 WINDOW = 256  # chunks handed to the threads at a time
 CHUNK = 512  # roll-outs per kernel call (threads take whole chunks; results never depend on them)
@@ -284,9 +288,12 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
         raise UsageError(f"--threads must be at least 1, got {threads}")
     threads = int(threads)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    names = action_names(pos.game)
+    first_batch = CHANCE_FREE_BATCH if all(_chance_free(pos, names[a], horizon) for a in actions) else FIRST_BATCH
     try:
         while mom.n < cap:
-            size = min(max(FIRST_BATCH, mom.n), cap - mom.n) if n_rollouts is None else cap - mom.n
+            batch = first_batch if mom.n == 0 else FIRST_BATCH
+            size = min(max(batch, mom.n), cap - mom.n) if n_rollouts is None else cap - mom.n
             starts = range(mom.n, mom.n + size, CHUNK)
 
             def work(first, end=mom.n + size):
@@ -336,6 +343,18 @@ class AdviceResult:
     sentence: str
     notes: list[str] = field(default_factory=list)
     strategy_values: list[str] = field(default_factory=list)  # each seat's strategy with the values it played
+    exact_actions: list[str] = field(default_factory=list)  # roll-out values that are exact (nothing left to chance)
+
+    def how(self) -> str:
+        """How the values were found, for a header: the exact solver, exact roll-outs (no action leaves
+        anything to chance, and every roll-out agreed) or roll-outs with intervals."""
+        if self.method != "roll-outs":
+            return self.method
+        if self.ranking and set(self.ranking) <= set(self.exact_actions):
+            after = "the only action" if len(self.ranking) == 1 else "any action"
+            return (f"exact: nothing is left to chance after {after} ({self.rollouts:,} roll-outs, all equal), "
+                    f"{self.played()}")
+        return f"{self.method}, {self.rollouts:,} roll-outs, {self.played()}"
 
     def played(self) -> str:
         """Who played the roll-outs, with the values they played with, for a header."""
@@ -368,7 +387,7 @@ class AdviceResult:
             lines.append(f"{a:<18}" + "".join(cells))
         primary = metrics[-1] if self.horizon == "game" else "penalty_per_round"
         diffs = t[t.metric == primary + "_vs_best"]
-        if len(diffs):
+        if len(self.ranking) > 1 and len(diffs):  # (a lone action has nothing to be compared with)
             lines.append(f"\n{primary}, difference to {self.best} (paired):")
             for a in self.ranking[1:]:
                 r = diffs[diffs.action == a].iloc[0]
@@ -415,7 +434,7 @@ class AdviceResult:
             ax2.axvline(0, color="grey", lw=0.8)
             ax2.set_xlabel(f"difference to {self.best} (paired)")
             ax2.set_title("paired difference to the best", fontsize=10)
-        who = f"{self.method}, n={self.rollouts:,}" if self.method == "roll-outs" else self.method
+        who = self.how()
         fig.suptitle(f"{self.game}: {self.sentence}\n({who}, seed {self.seed}, horizon {self.horizon})", fontsize=9)
         fig.tight_layout()
         return fig
@@ -533,7 +552,8 @@ def advise_position(pos: Position, *, actions: list[str] | None = None, policy=N
     table = pd.DataFrame(rows, columns=COLUMNS)
     return AdviceResult(pos.game, pos, table, ranking, "roll-outs", horizon, n, seed, [p.label for p in players],
                         _sentence(values, ranking, horizon, exact, advice.phrase),
-                        strategy_values=[with_values(p.label, p.values()) for p in players])
+                        strategy_values=[with_values(p.label, p.values()) for p in players],
+                        exact_actions=[a for a in ranking if exact[a]])
 
 
 def _exact_result(pos: Position, acts: list[str], answer: ExactAnswer, horizon: str, seed: int) -> AdviceResult:

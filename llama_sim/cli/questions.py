@@ -56,8 +56,7 @@ def advise(
         from llama_sim.analysis.plots import save
 
         save(res.plot(), plot, force)
-    how = f"{res.method}, {res.rollouts:,} roll-outs, {res.played()}" if res.method == "roll-outs" else res.method
-    emit(res.table, fmt, out, preamble=f"{game}: advice ({how}; horizon {res.horizon}; seed {seed})",
+    emit(res.table, fmt, out, preamble=f"{game}: advice ({res.how()}; horizon {res.horizon}; seed {seed})",
          readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""), force=force)
 
 
