@@ -374,17 +374,16 @@ class AdviceResult:
     def text(self) -> str:
         t = self.table
         metrics = [m for m in (METRICS_GAME if self.horizon == "game" else METRICS_ROUND) if m in set(t.metric)]
-        lines = [f"{'action':<18}" + "".join(f"{m:>32}" for m in metrics)]
+        rows = [["action", *metrics]]
         for a in self.ranking:
-            cells = []
+            cells = [a]
             for m in metrics:
                 r = t[(t.action == a) & (t.metric == m)]
-                if r.empty:
-                    cells.append(f"{'-':>32}")
-                    continue
-                r = r.iloc[0]
-                cells.append(f"{_fmt_interval(r.value, r.ci_low, r.ci_high):>32}")
-            lines.append(f"{a:<18}" + "".join(cells))
+                cells.append("-" if r.empty else _fmt_interval(r.value.iloc[0], r.ci_low.iloc[0], r.ci_high.iloc[0]))
+            rows.append(cells)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["   ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                 for r in rows]
         primary = metrics[-1] if self.horizon == "game" else "penalty_per_round"
         diffs = t[t.metric == primary + "_vs_best"]
         if len(self.ranking) > 1 and len(diffs):  # (a lone action has nothing to be compared with)

@@ -36,6 +36,7 @@ the runner-up (the difference above, in the better direction) and the head-to-he
 from __future__ import annotations
 
 import itertools
+import textwrap
 import math
 import time
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from llama_sim.core.errors import UsageError
 from llama_sim.analysis.compare import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
-from llama_sim.core.output import RESULT_COLUMNS
+from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
 from llama_sim.run.simulate import better, blocks_for, check_seed, comparison_design, compared_metrics, deals
@@ -145,17 +146,24 @@ class LeagueResult:
     @property
     def text(self) -> str:
         """The readable league tables (what the CLI prints)."""
-        lines = [self.header, "", "Strongest strategy per player count:"] + [f"  {s}" for s in self.sentences]
+        lines = [self.header, "", "Strongest strategy per player count:"]
+        lines += [textwrap.fill(s, TERMINAL_WIDTH, initial_indent="  ", subsequent_indent="    ",
+                                break_on_hyphens=False) for s in self.sentences]
         for (n, metric), g in self.ranking.groupby(["players", "metric"], sort=False):
             order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
             lines += ["", f"{n} players, {metric} ({order} is better; mean over line-ups, 95% CI):"]
-            width = max(len(s) for s in g.strategy)
-            for r in g.itertuples():
-                close = f"  ~ {r.indistinguishable_from}" if r.indistinguishable_from else ""
-                lines.append(f"  {r.rank:>2}  {r.strategy:<{width}}  {r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                             f"  {r.lineups} line-up{'s' if r.lineups > 1 else ''}{close}")
-        lines += ["", "~ : strategies the data cannot separate from it (difference of league values, "
-                      "Holm-adjusted p >= 0.05)"]
+            cells = [[f"{r.rank:>2}", r.strategy, f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+                      f"{r.lineups} line-up{'s' if r.lineups > 1 else ''}", r.indistinguishable_from]
+                     for r in g.itertuples()]
+            widths = [max(len(c[i]) for c in cells) for i in range(4)]
+            for c in cells:
+                row = "  " + "  ".join(x.rjust(w) if i == 2 else x.ljust(w) for i, (x, w) in enumerate(zip(c, widths)))
+                close = f"  ~ {c[4]}" if c[4] else ""
+                # the list of close strategies wraps under itself rather than past the terminal's width
+                lines += textwrap.wrap(row + close, TERMINAL_WIDTH, subsequent_indent=" " * (len(row) + 4),
+                                       break_on_hyphens=False) or [row]
+        lines += ["", "~ : strategies the data cannot separate from it (difference of league values, Holm-adjusted",
+                  "    p >= 0.05)"]
         return "\n".join(lines)
 
     def plot(self):

@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import typer
 
 from llama_sim.core.ruleset import all_games, get_game, option_flag
-from llama_sim.core.output import check_format, check_out
+from llama_sim.core.output import TERMINAL_WIDTH, check_format, check_out, columns_text  # noqa: F401  (for the commands)
 
 app = typer.Typer(
     add_completion=False,
@@ -196,9 +196,10 @@ def pval(p: float) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def aligned(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+def aligned(rows: list[list[str]], keep: int = 1, together: int = 1) -> str:
+    """``rows`` (a heading row first) in aligned columns; columns that would pass ``TERMINAL_WIDTH`` go
+    to a block below, the first ``keep`` columns repeated (``core.output.columns_text``)."""
+    return columns_text(rows, keep, together=together)
 
 
 def out_paths(out: Optional[Path], names: tuple[str, ...], force: bool) -> dict[str, Path]:

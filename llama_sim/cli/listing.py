@@ -5,14 +5,20 @@ table only for ``--format csv|json``: a listing should answer at once.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from llama_sim.cli.app import FormatOpt, StratFileOpt, app
-from llama_sim.core.output import check_format
+from llama_sim.core.output import TERMINAL_WIDTH, check_format
 from llama_sim.core.ruleset import all_games, get_game, option_flag
+
+
+def _wrapped(text: str, first: str, rest: str) -> str:
+    """``text`` after ``first``, wrapped to the terminal's width with ``rest`` before each further line."""
+    return textwrap.fill(text, TERMINAL_WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False)
 
 
 def _listing(rows: list[dict], columns: list[str], fmt: str, text: str) -> None:
@@ -37,7 +43,7 @@ def games(fmt: str = FormatOpt):
     text = []
     for g in all_games().values():
         text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players")
-        text.extend(f"{'':9}{option_flag(k)}: {v}" for k, v in g.options.items())
+        text.extend(_wrapped(f"{option_flag(k)}: {v}", " " * 9, " " * 11) for k, v in g.options.items())
     _listing(rows, ["game", "title", "players", "options"], fmt, "\n".join(text))
 
 
@@ -79,13 +85,15 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                    "description": s.description,
                    "notes": "; ".join(f"{n}p: {note}" for n, note in sorted(s.preset_notes.items())) or "-"}
             indent = f"  {'':<{width}}  "
-            text.append(f"  {s.name:<{width}}  {s.description}")
+            text.append(_wrapped(s.description, f"  {s.name:<{width}}  ", indent))
             if players is None:
                 if s.params:
-                    text.append(f"{indent}params: {row['params']}")
+                    text.append(_wrapped(f"params: {row['params']}", indent, indent + "  "))
                 if s.presets:
-                    text.append(f"{indent}presets (other counts: the nearest, ties to the larger): {row['presets']}")
-                text.extend(f"{indent}note on the {n}p preset: {note}" for n, note in sorted(s.preset_notes.items()))
+                    text.append(_wrapped(f"presets (other counts: the nearest, ties to the larger): {row['presets']}",
+                                         indent, indent + "  "))
+                text.extend(_wrapped(f"note on the {n}p preset: {note}", indent, indent + "  ")
+                            for n, note in sorted(s.preset_notes.items()))
             else:
                 count = s.preset_count(players)
                 values = s.values_at(players)
@@ -94,9 +102,10 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                 groups = [(", ".join(f"{k}={v:g}" for k, (v, c) in values.items() if c == count), _preset_label(count, players)),
                           (", ".join(f"{k}={v:g}" for k, (v, c) in values.items() if c is None), "defaults")]
                 if values:
-                    text.append(f"{indent}plays: " + "; ".join(f"{vals} ({what})" for vals, what in groups if vals))
+                    text.append(_wrapped("plays: " + "; ".join(f"{vals} ({what})" for vals, what in groups if vals),
+                                         indent, indent + "  "))
                 if count is not None and count in s.preset_notes:
-                    text.append(f"{indent}note: {s.preset_notes[count]}")
+                    text.append(_wrapped(f"note: {s.preset_notes[count]}", indent, indent + "  "))
             rows.append(row)
     columns = ["game", "strategy", "params", "presets", "description", "notes"]
     if players is not None:

@@ -17,6 +17,8 @@ from llama_sim.core.files import check_target, whole_files, writing
 if TYPE_CHECKING:
     import pandas as pd
 
+TERMINAL_WIDTH = 100  # a table printed for a terminal fits in this many columns (wide data: csv, json)
+
 RESULT_COLUMNS = ["game", "players", "strategy", "seat", "metric", "value", "ci_low", "ci_high", "n", "seed"]
 FORMATS = ("table", "csv", "json")
 
@@ -106,14 +108,14 @@ def _fmt(value: float, metric: str) -> str:
 
 
 def readable(df: pd.DataFrame) -> str:
-    """One line per strategy/seat, one column per metric, each as ``value [low, high]``."""
+    """One line per strategy/seat, one column per metric, each as ``value [low, high]``; metrics that
+    would not fit in ``TERMINAL_WIDTH`` columns go to a second block below (the same rows)."""
     import pandas as pd
 
     if df.empty:
         return "(no rows)"
     keys = ["strategy", "seat"]
     metrics = list(dict.fromkeys(df["metric"]))
-    lines = []
     header = ["strategy", "seat"] + metrics + ["n"]
     body = []
     for (strategy, seat), group in df.groupby(keys, sort=False, dropna=False):
@@ -126,11 +128,37 @@ def readable(df: pd.DataFrame) -> str:
         n_row = by_metric.get("win_rate") or next(iter(by_metric.values()))
         cells.append(str(int(n_row.n)))
         body.append(cells)
-    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(header)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    for row in body:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-    return "\n".join(lines)
+    return columns_text([header] + body, keep=2)
+
+
+def fit_width(rows: list[list[str]], keep: int, width: int = TERMINAL_WIDTH, gap: int = 2,
+              together: int = 1) -> list[list[list[str]]]:
+    """A table (a heading row, then rows of cells) as one or more tables, each at most ``width``
+    characters wide when the first ``keep`` columns (the row labels, repeated in each) allow it; the
+    other columns are moved in runs of ``together`` (a value and its difference stay side by side)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    base = sum(widths[:keep]) + gap * max(keep - 1, 0)
+    groups: list[list[int]] = [[]]
+    used = base
+    for start in range(keep, len(widths), together):
+        run = list(range(start, min(start + together, len(widths))))
+        extra = sum(gap + widths[i] for i in run)
+        if groups[-1] and used + extra > width:
+            groups.append([])
+            used = base
+        groups[-1].extend(run)
+        used += extra
+    return [[[r[j] for j in [*range(keep), *g]] for r in rows] for g in groups]
+
+
+def columns_text(rows: list[list[str]], keep: int = 1, width: int = TERMINAL_WIDTH, together: int = 1) -> str:
+    """``rows`` (a heading row first) in aligned columns, split into blocks that fit ``width``
+    (``fit_width``), blocks separated by a blank line."""
+    blocks = []
+    for block in fit_width(rows, keep, width, together=together):
+        widths = [max(len(r[i]) for r in block) for i in range(len(block[0]))]
+        blocks.append("\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in block))
+    return "\n\n".join(blocks)
 
 
 def emit(df: pd.DataFrame, fmt: str, out: Path | None, preamble: str = "", readable_text: str | None = None,
