@@ -213,6 +213,16 @@ def test_bundled_chart_documents_are_complete(game):
     assert registry.get(game, "chart").policy is not None  # compiles with its table
 
 
+def test_the_opponent_chart_is_drawn_when_asked_for(tmp_path, capsys):
+    code, _, err = call(capsys, "chart", "--game", "lama", "--players", "3", "--games", "50", "--seed", "4",
+                        "--opponent-plot", str(tmp_path / "opp.png"), "-q")
+    assert code == 0, err
+    assert [p.name for p in tmp_path.iterdir()] == ["opp.png"]
+    code, _, err = call(capsys, "chart", "--game", "lama", "--games", "50", "--plot", str(tmp_path / "x.png"),
+                        "--opponent-plot", str(tmp_path / "x.png"), "-q")
+    assert code == 2 and "the same file" in err
+
+
 def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
     plot = tmp_path / "c.png"
     strat = tmp_path / "my_chart.py"
@@ -223,7 +233,8 @@ def test_cli_chart_json_plot_and_emitted_strategy(tmp_path, capsys):
     assert code == 0, err
     rows = json.loads(stdout)  # one document, nothing else
     assert rows and set(rows[0]) == set(C.CELL_COLUMNS)
-    assert plot.stat().st_size > 10_000 and (tmp_path / "c.opponent.png").exists()
+    assert plot.stat().st_size > 10_000  # the file asked for, and nothing else
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.png", "cells.csv", "my_chart.py"]
     assert len(pd.read_csv(out)) == len(rows)
     # The emitted file loads and plays, in a separate process as a user would run it.
     res = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "--game", "lama", "--players", "4",

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -395,17 +396,14 @@ class AdviceResult:
 
     def plot(self):
         """Each action's value with its interval (left) and its paired difference to the best (right)."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
+        from llama_sim.analysis.plots import new_figure
 
         primary = "win_rate" if self.horizon == "game" else "penalty_per_round"
         t = self.table
         rows = [t[(t.action == a) & (t.metric == primary)].iloc[0] for a in self.ranking]
         diffs = [t[(t.action == a) & (t.metric == primary + "_vs_best")] for a in self.ranking]
-        fig, axes = plt.subplots(1, 2 if any(len(d) for d in diffs) else 1, figsize=(10, 1.2 + 0.55 * len(rows)),
-                                 squeeze=False, sharey=True)
+        fig = new_figure(11, 2.4 + 0.6 * len(rows))
+        axes = fig.subplots(1, 2 if len(rows) > 1 and any(len(d) for d in diffs) else 1, squeeze=False, sharey=True)
         y = np.arange(len(rows))[::-1]
         ax = axes[0, 0]
         vals = np.array([r.value for r in rows])
@@ -416,13 +414,13 @@ class AdviceResult:
         ax.errorbar(vals, y, xerr=[lo, hi], fmt="o", color="black", capsize=4)
         for yi, r in zip(y, rows):
             ax.annotate(_fmt_interval(r.value, r.ci_low, r.ci_high), (r.value, yi), xytext=(6, 6),
-                        textcoords="offset points", fontsize=8)
+                        textcoords="offset points")
         ax.set_xlim(min(0.0, float(min(r.ci_low for r in rows))), float(max(r.ci_high for r in rows)) * 1.3 + 1e-9)
         ax.set_yticks(y, self.ranking)
         ax.set_xlabel(primary.replace("_", " ") + (" (lower is better)" if primary == "penalty_per_round"
                                                     else " (higher is better)"))
         ax.axvline(0, color="grey", lw=0.8)
-        ax.set_title("value of each action (95% interval)", fontsize=10)
+        ax.set_title("value of each action (95% interval)")
         if axes.shape[1] == 2:
             ax2 = axes[0, 1]
             for yi, d in zip(y, diffs):
@@ -432,10 +430,10 @@ class AdviceResult:
                                  color="tab:red" if yi != y[0] else "tab:green", capsize=4)
             ax2.axvline(0, color="grey", lw=0.8)
             ax2.set_xlabel(f"difference to {self.best} (paired)")
-            ax2.set_title("paired difference to the best", fontsize=10)
+            ax2.set_title("paired difference to the best")
         who = self.how()
-        fig.suptitle(f"{self.game}: {self.sentence}\n({who}, seed {self.seed}, horizon {self.horizon})", fontsize=9)
-        fig.tight_layout()
+        fig.suptitle("\n".join(textwrap.wrap(f"{self.game}: {self.sentence}", 110)
+                                + textwrap.wrap(f"({who}, seed {self.seed}, horizon {self.horizon})", 110)))
         return fig
 
 

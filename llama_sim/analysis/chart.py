@@ -446,12 +446,19 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
 # Plot
 # --------------------------------------------------------------------------------------------
 
+NO_DATA = "#d9d9d9"  # a cell never met, or met in fewer than MIN_GAMES games: light grey, not a colour of the scale
+CELL_WIDTH, CELL_HEIGHT = 0.34, 0.25  # inches: a 10-point letter per cell, readable at 100% zoom
+
+
 def chart_figure(result: ChartResult, chart_name: str = "pile"):
-    """Heatmaps of one chart, one panel per token class: rows hand points, columns the feature's
-    bins; colour the mean quit - draw (blue: quit better, red: draw better), each cell labelled with
-    its answer and mean; blank where the policy never met the cell."""
+    """Heatmaps of one chart, one panel per token class: rows hand points, columns the feature's bins;
+    colour the mean quit - draw (blue: quit better, red: draw better), each cell labelled with its
+    answer (Q, D or ?; the means are in the text and csv tables); light grey where the policy never met
+    the cell or met it in too few games to say. All text is 10 points or more at the saved size."""
+    import matplotlib
     from matplotlib.colors import TwoSlopeNorm
-    from matplotlib.figure import Figure
+
+    from llama_sim.analysis.plots import FONT_PT, MAX_WIDTH, new_figure
 
     if chart_name not in FEATURES:
         raise UsageError(f"unknown chart '{chart_name}' (use {', '.join(FEATURES)})")
@@ -467,7 +474,10 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     solid = df[df["effective_games"] >= MIN_GAMES]["mean_quit_minus_draw"].map(lambda v: abs(_shown(result, v)))
     bmax = max(float(solid.quantile(0.95)) if len(solid) else 1.0, 0.1)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-bmax, vmax=bmax)
-    fig = Figure(figsize=(1.2 + 0.62 * len(used_bins) * len(tokens) + 1.5, 1.8 + 0.27 * len(points)))
+    cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad=NO_DATA)
+    # cells narrow (to a letter's width and a little) before the figure passes MAX_WIDTH
+    cell = max(0.24, min(CELL_WIDTH, ((MAX_WIDTH - 2.4) / len(tokens) - 0.9) / len(used_bins)))
+    fig = new_figure(2.4 + len(tokens) * (0.9 + cell * len(used_bins)), 2.9 + CELL_HEIGHT * len(points))
     axes = fig.subplots(1, len(tokens), squeeze=False, sharey=True)
     image = None
     for ax, token in zip(axes[0], tokens):
@@ -475,26 +485,27 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         grid = np.full((len(points), len(used_bins)), np.nan)
         for r in part.itertuples():
             i, j = points.index(r.hand_points), used_bins.index(r.bin_low)
+            if r.effective_games < MIN_GAMES:  # too few games to say: grey, like a cell never met
+                ax.text(j, i, r.answer, ha="center", va="center", fontsize=FONT_PT, color="#777777")
+                continue
             shown = _shown(result, r.mean_quit_minus_draw)
             grid[i, j] = shown
             dark = abs(norm(max(-bmax, min(bmax, shown))) - 0.5) > 0.3
-            ax.text(j, i, f"{r.answer}\n{shown:+.1f}", ha="center", va="center", fontsize=6.5,
-                    linespacing=0.9, color="white" if dark else "black",
+            ax.text(j, i, r.answer, ha="center", va="center", fontsize=FONT_PT, color="white" if dark else "black",
                     fontweight="bold" if r.answer != "?" else "normal")
-        image = ax.imshow(grid, cmap="RdBu_r", norm=norm, aspect="auto", origin="lower")
-        ax.set_xticks(range(len(used_bins)), [labels[list(edges).index(lo)] for lo in used_bins], rotation=60,
-                      fontsize=7)
-        ax.set_yticks(range(len(points)), [str(p) for p in points], fontsize=7)
-        ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)", fontsize=8)
-        ax.set_xlabel(words[chart_name], fontsize=8)
-    axes[0][0].set_ylabel(words["points"], fontsize=8)
-    fig.suptitle(f"{rules.title}, {result.players} players, policy {result.policy}: "
-                 f"{words['question']}\nQ: quit better, {words['letter']}: {words['play_on']} better, ?: 95% "
-                 f"interval covers 0; number: mean of quit - {words['play_on']} ({_unit(result)}); "
-                 f"{result.games:,} games, seed {result.seed}", fontsize=9)
+        image = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto", origin="lower")
+        ax.set_xticks(range(len(used_bins)), [labels[list(edges).index(lo)] for lo in used_bins], rotation=90)
+        ax.set_yticks(range(len(points)), [str(p) for p in points])
+        ax.tick_params(length=2)
+        ax.set_title(f"token returned on going out: {token}\n({int(part['decisions'].sum()):,} decisions)")
+        ax.set_xlabel(words[chart_name])
+    axes[0][0].set_ylabel(words["points"])
+    fig.suptitle(f"{rules.title}, {result.players} players, policy {result.policy}: {words['question']}\n"
+                 f"Q: quit better, {words['letter']}: {words['play_on']} better, ?: 95% interval covers 0; grey: "
+                 f"never met or in fewer than {MIN_GAMES} games; {result.games:,} games, seed {result.seed}")
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
-    cbar.set_label(f"quit - {words['play_on']} ({_unit(result)}); blue: quit better, red: {words['play_on']} better",
-                   fontsize=8)
+    cbar.set_label(f"mean quit - {words['play_on']} ({_unit(result)})\nblue: quit better, red: {words['play_on']} "
+                   f"better")
     return fig
 
 

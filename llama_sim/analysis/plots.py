@@ -27,6 +27,10 @@ UNITS = {
 LOWER_NOTE = {"penalty_per_round": "lower is better", "final_score": "lower is better",
               "win_rate": "higher is better"}
 DPI = 100  # constrained layout fits every label, so no second "tight" drawing pass is needed
+# Every text of a figure is at least this many points at the saved size (matplotlib's default size; its
+# "small" is 8.3), and figures are at most MAX_WIDTH inches wide: a PNG reads at 100% zoom.
+FONT_PT = 10
+MAX_WIDTH = 15
 BLUE, ORANGE, GREY = "#1f77b4", "#d95f02", "#777777"
 
 
@@ -138,7 +142,7 @@ def plot_league(results):
     with its interval over the player count, one panel per compared metric."""
     ranking = pd.concat([r.ranking for r in results], ignore_index=True)
     metrics = list(dict.fromkeys(ranking["metric"]))
-    fig = new_figure(5.5 * len(metrics), 4.5)
+    fig = new_figure(min(MAX_WIDTH, 5.5 * len(metrics)), 4.5)
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     strategies = list(dict.fromkeys(results[0].results["strategy"]))
     for ax, metric in zip(axes, metrics):
@@ -154,7 +158,7 @@ def plot_league(results):
         ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
         ax.set_title(f"{metric} by player count, 95% CI")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+        ax.legend()
     fig.suptitle(f"{_title(results[0].header).split(',')[0]}: {' vs '.join(strategies)} at "
                  f"{', '.join(str(int(n)) for n in sorted(ranking.players.unique()))} players"
                  + _rules(results[0].header))
@@ -176,7 +180,7 @@ def plot_league_table(result):
     metrics = list(dict.fromkeys(ranking["metric"]))
     strategies = list(dict.fromkeys(result.results["strategy"]))
     counts = sorted(ranking["players"].unique())
-    fig = new_figure(max(11, 5.5 * len(metrics)), 10)
+    fig = new_figure(min(MAX_WIDTH, max(11, 5.5 * len(metrics))), 10)
     axes = fig.subplots(2, len(metrics), squeeze=False)
     colors = matplotlib.colormaps["tab10"]
     style = {s: (colors(j % 10), "osD^v<>ph*"[j % 10]) for j, s in enumerate(strategies)}
@@ -192,7 +196,7 @@ def plot_league_table(result):
                         capsize=3, color=color, label=strategy)
         ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
         ax.set_title(f"{metric}: mean over each strategy's line-ups, 95% CI")
-        ax.legend(fontsize="small", ncols=2)
+        ax.legend(ncols=2)
         shown = set()
         for n in counts:
             gn = g[(g.players == n) & (g["rank"] <= LEAGUE_LEADERS)].sort_values("rank")
@@ -216,7 +220,7 @@ def plot_league_table(result):
         ax_d.set_ylabel(f"difference to the best\n({UNITS.get(metric, metric)})")
         ax_d.set_title(f"{metric} minus the best's at each count\n"
                        f"({min(LEAGUE_LEADERS, len(strategies))} leaders; the best at 0), 95% CI")
-        ax_d.legend(fontsize="small", ncols=2)
+        ax_d.legend(ncols=2)
         for a in (ax, ax_d):
             a.set_xticks(counts)
             a.set_xlabel("players at the table")
@@ -264,7 +268,7 @@ def plot_seat_table(result):
         ax_d.set_ylabel(f"seat minus mean of seats\n({unit})")
         ax.set_title(f"every seat plays {strategy}: {metric} by seat, 95% CI")
         ax_d.set_title("seat advantage: difference from the table mean,\npaired 95% CI")
-        ax_d.legend(fontsize="small", ncols=min(3, len(counts)), loc="best")
+        ax_d.legend(ncols=min(3, len(counts)), loc="best")
     fig.suptitle(_title(result.header) + _rules(result.header))
     return fig
 
@@ -290,7 +294,7 @@ def plot_sweep(result):
             label=f"best: {result.params[0]} = {best.param_value:g}")
     ax.set_ylabel(metric_label(metric).replace(" (", "\n(", 1))
     ax.set_title(f"{metric} of the swept strategy")
-    ax.legend(fontsize="small")
+    ax.legend()
     ax.grid(alpha=0.3)
     ax_d.fill_between(x, s.diff_ci_low, s.diff_ci_high, color=ORANGE, alpha=0.2, label="95% paired CI")
     ax_d.plot(x, s["diff"], "o-", color=ORANGE, label=f"swept - {result.opponent}")
@@ -298,7 +302,7 @@ def plot_sweep(result):
     ax_d.set_xlabel(f"{result.params[0]} (parameter value)")
     ax_d.set_ylabel(f"difference\n({UNITS.get(metric, metric)})")
     ax_d.set_title(f"paired difference to {result.opponent} on the same deals")
-    ax_d.legend(fontsize="small")
+    ax_d.legend()
     ax_d.grid(alpha=0.3)
     fig.suptitle(_title(result.header) + " (95% intervals)" + _rules(result.header))
     return fig
@@ -315,7 +319,7 @@ def _sweep_heatmap(result):
         i, j = ys.index(r.param_value), xs.index(r.param2_value)
         grid[i, j] = r.value
         half[i, j] = (r.ci_high - r.ci_low) / 2
-    fig = new_figure(max(6, 0.9 * len(xs) + 3), max(4, 0.55 * len(ys) + 2))
+    fig = new_figure(min(MAX_WIDTH, max(6, 0.9 * len(xs) + 3.5)), max(4, 0.6 * len(ys) + 2))
     ax = fig.subplots()
     cmap = "viridis" if metric == "win_rate" else "viridis_r"  # bright = better either way
     im = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap)
@@ -324,12 +328,12 @@ def _sweep_heatmap(result):
     ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys])
     ax.set_xlabel(f"{result.params[1]} (parameter value)")
     ax.set_ylabel(f"{result.params[0]} (parameter value)")
-    if grid.size <= 120:
+    if grid.size <= 120 and len(xs) <= (MAX_WIDTH - 3.5) / 0.9:  # a 10-point value and half-width per cell
         for i in range(len(ys)):
             for j in range(len(xs)):
                 red, green, blue, _ = im.cmap(im.norm(grid[i, j]))
                 ink = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
-                ax.text(j, i, f"{grid[i, j]:.3f}\n±{half[i, j]:.3f}", ha="center", va="center", fontsize=7,
+                ax.text(j, i, f"{grid[i, j]:.3f}\n±{half[i, j]:.3f}", ha="center", va="center", fontsize=FONT_PT,
                         color=ink)
     best = result.best
     bi, bj = ys.index(best.param_value), xs.index(best.param2_value)
@@ -380,8 +384,12 @@ def plot_simulate(result):
     """Each seat's value with its interval, one panel per metric."""
     df = result.results
     metrics = list(dict.fromkeys(df["metric"]))
-    fig = new_figure(4 * len(metrics), 3.2 + 0.3 * df["seat"].nunique())
-    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    columns = min(3, len(metrics))  # full games have six metrics: two rows of three, not one 24-inch row
+    rows = -(-len(metrics) // columns)
+    fig = new_figure(4.6 * columns, rows * (2.8 + 0.3 * df["seat"].nunique()))
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for ax in axes[len(metrics):]:
+        ax.set_visible(False)
     for ax, metric in zip(axes, metrics):
         g = df[df.metric == metric]
         _errorbar_h(ax, g["value"], g["ci_low"], g["ci_high"],

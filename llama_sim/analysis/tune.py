@@ -389,15 +389,17 @@ class TuneResult:
 
     def plot(self):
         """The race: each stage's candidates' paired difference to the stage leader with its
-        (Bonferroni) interval, dropped ones marked; and the final check, pick vs start."""
-        import matplotlib
+        (Bonferroni) interval, dropped ones marked, the pick starred where the race picked it (ringed in
+        its earlier stages); and the final check, pick vs start. The legend names only what is drawn."""
+        from llama_sim.analysis.plots import new_figure
 
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 5.2), gridspec_kw={"width_ratios": [3, 1]})
+        fig = new_figure(11, 5.6)
+        ax, ax2 = fig.subplots(1, 2, width_ratios=[3, 1])
         colours = {"alive": "tab:blue", "worse": "tab:red", "halved": "tab:orange"}
+        names = {"alive": "kept", "worse": "dropped: worse", "halved": "dropped: halving"}
         race_df = self.race
+        pick = self.candidates.loc[self.candidates.pick, "candidate"].iloc[0]
+        last_stage = race_df.loc[race_df["candidate"] == pick, "stage"].max()
         for stage, group in race_df.groupby("stage"):
             order = group.sort_values("diff_vs_leader", ascending=self.metric not in stats.HIGHER_IS_BETTER)
             xs = stage + np.linspace(-0.35, 0.35, len(order)) if len(order) > 1 else np.array([stage], float)
@@ -405,8 +407,11 @@ class TuneResult:
                 ax.errorbar(x, r.diff_vs_leader, yerr=[[r.diff_vs_leader - r.diff_ci_low],
                                                       [r.diff_ci_high - r.diff_vs_leader]],
                             fmt="o", ms=4, color=colours[r.status], capsize=2)
-                if r.candidate == self.candidates.loc[self.candidates.pick, "candidate"].iloc[0]:
-                    ax.plot(x, r.diff_vs_leader, "*", ms=12, color="gold", mec="k", zorder=5)
+                if r.candidate == pick:
+                    if stage == last_stage:
+                        ax.plot(x, r.diff_vs_leader, "*", ms=14, color="gold", mec="k", zorder=5)
+                    else:
+                        ax.plot(x, r.diff_vs_leader, "o", ms=9, mfc="none", mec="goldenrod", mew=1.5, zorder=5)
         ax.axhline(0, color="grey", lw=0.8)
         # symlog: the far-off candidates of the first stage and the close calls of the last both show
         spread = float((self.final["ci_high"] - self.final["ci_low"]).iloc[0])
@@ -414,19 +419,20 @@ class TuneResult:
         if (race_df["round"] == "local").any():
             edge = race_df.loc[race_df["round"] == "local", "stage"].min() - 0.5
             ax.axvline(edge, color="grey", ls="--", lw=0.8)
-            ax.text(edge - 0.05, 1.0, "global ", ha="right", va="top", transform=ax.get_xaxis_transform(), fontsize=8)
-            ax.text(edge + 0.05, 1.0, " local", ha="left", va="top", transform=ax.get_xaxis_transform(), fontsize=8)
+            ax.text(edge - 0.05, 0.98, "global ", ha="right", va="top", transform=ax.get_xaxis_transform())
+            ax.text(edge + 0.05, 0.98, " local", ha="left", va="top", transform=ax.get_xaxis_transform())
         ax.set_xticks(sorted(race_df["stage"].unique()))
         ax.set_xlabel("stage (deals pooled so far: " + ", ".join(
             str(b) for b in race_df.groupby("stage")["blocks"].first()) + ")")
         ax.set_ylabel(f"{self.metric}: candidate - stage leader")
-        for label, c in colours.items():
-            ax.plot([], [], "o", color=c, label={"alive": "kept", "worse": "dropped: worse",
-                                                 "halved": "dropped: halving"}[label])
-        ax.plot([], [], "*", color="gold", mec="k", ms=10, label="final pick")
-        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), framealpha=0.9, ncols=4)
-        ax.set_title(f"{self.game} {self.strategy}, {self.players} players vs {self.vs}: race "
-                     f"(intervals: Bonferroni per stage)", fontsize=10)
+        for status in [s for s in colours if (race_df["status"] == s).any()]:  # no entry for what is not drawn
+            ax.plot([], [], "o", color=colours[status], label=names[status])
+        ax.plot([], [], "*", color="gold", mec="k", ms=12, label="the pick")
+        if (race_df.loc[race_df["candidate"] == pick, "stage"] < last_stage).any():
+            ax.plot([], [], "o", ms=9, mfc="none", mec="goldenrod", mew=1.5, label="the pick, earlier stages")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), framealpha=0.9, ncols=3)
+        ax.set_title(f"{self.game} {self.strategy}, {self.players} players vs {self.vs}: race\n"
+                     f"(intervals: Bonferroni per stage)")
         fin = self.final
         ax2.errorbar([0, 1], fin["value"], yerr=[fin["value"] - fin["ci_low"], fin["ci_high"] - fin["value"]],
                      fmt="o", capsize=4, color="k")
@@ -434,9 +440,7 @@ class TuneResult:
         ax2.set_xlim(-0.5, 1.5)
         ax2.set_ylabel(self.metric)
         row = fin.iloc[0]
-        ax2.set_title(f"fresh deals: edge {row.diff_vs_start:+.4f}\n[{row.diff_ci_low:+.4f}, {row.diff_ci_high:+.4f}]",
-                      fontsize=9)
-        fig.tight_layout()
+        ax2.set_title(f"fresh deals: edge {row.diff_vs_start:+.4f}\n[{row.diff_ci_low:+.4f}, {row.diff_ci_high:+.4f}]")
         return fig
 
 

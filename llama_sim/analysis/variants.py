@@ -172,13 +172,13 @@ def display_variants(result: VariantsResult) -> pd.DataFrame:
 def plot_variants(result: VariantsResult):
     """A forest plot per metric: each variant's effect (variant - rulebook) on each strategy at each
     player count, with its 95% interval; 0 = no effect."""
-    from llama_sim.analysis.plots import new_figure, metric_label
+    from llama_sim.analysis.plots import MAX_WIDTH, new_figure, metric_label
 
     e = result.effects
     metrics = [m for m in EFFECT_METRICS if m in set(e.metric)]
     labels = [f"{r.variant}, {r.players}p, {r.strategy}" for r in
               e[e.metric == metrics[0]].itertuples()]
-    fig = new_figure(4.2 * len(metrics), 0.9 + 0.28 * len(labels))
+    fig = new_figure(min(MAX_WIDTH, 3.5 + 4.2 * len(metrics)), 1.6 + 0.32 * len(labels))
     axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
     variants = list(dict.fromkeys(e.variant))
     colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
@@ -191,12 +191,11 @@ def plot_variants(result: VariantsResult):
                         fmt="o", color=colors[k % len(colors)], capsize=3, label=variant)
         ax.axvline(0, color="grey", lw=1, ls="--")
         ax.set_xlabel(f"variant - {BASELINE}")
-        ax.set_title(metric_label(metric), fontsize=9)
+        ax.set_title(metric_label(metric).replace(" (", "\n(", 1))
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(np.arange(len(labels))[::-1])
-    axes[0].set_yticklabels(labels, fontsize=8)
-    axes[0].legend(fontsize=8, loc="best")
+    axes[0].set_yticklabels(labels)
+    axes[0].legend(loc="best")
     game = e.game.iloc[0]
-    fig.suptitle(f"{game}: effect of each rule variant against the {BASELINE} (95% intervals, conservative)",
-                 fontsize=11)
+    fig.suptitle(f"{game}: effect of each rule variant against the {BASELINE} (95% intervals, conservative)")
     return fig

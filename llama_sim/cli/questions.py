@@ -82,8 +82,11 @@ def chart(
     opponent_bins: Optional[str] = typer.Option(None, "--opponent-bins", help="Lower edges of the smallest-"
                                                 "opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16; dice: the "
                                                 "smallest row of another player still in, default 1,...,10)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Heatmap of the pile chart to this .png/.svg file; "
-                                        "the opponent chart goes to <name>.opponent.<ext>."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Heatmap of the pile chart (hand points x cards left "
+                                        "in the draw pile) to this .png/.svg file."),
+    opponent_plot: Optional[Path] = typer.Option(None, "--opponent-plot", help="Heatmap of the opponent chart (hand "
+                                                 "points x smallest opponent hand; the one the bundled chart "
+                                                 "strategies play) to this .png/.svg file."),
     emit_strategy: Optional[Path] = typer.Option(None, "--emit-strategy", help="Write a strategy file playing this "
                                                  "chart (named after the file; load with --strategies-file)."),
     emit_feature: str = typer.Option("opponent", "--emit-feature", help="Which chart --emit-strategy plays: "
@@ -104,7 +107,8 @@ def chart(
     from llama_sim.analysis.compare import Progress
 
     setup(game, strategies_file, quiet, fmt, out, force)
-    opponent_plot = None if plot is None else plot.with_name(f"{plot.stem}.opponent{plot.suffix}")
+    if plot is not None and opponent_plot is not None and plot.resolve() == opponent_plot.resolve():
+        raise UsageError(f"--plot and --opponent-plot name the same file ({plot})")
     check_plot(plot, force)
     check_plot(opponent_plot, force)
     if emit_strategy is not None:
@@ -122,10 +126,10 @@ def chart(
     finally:
         progress.close()
     notes = []
-    if plot is not None:
-        from llama_sim.analysis.plots import save
+    for name, path in (("pile", plot), ("opponent", opponent_plot)):  # only the files asked for
+        if path is not None:
+            from llama_sim.analysis.plots import save
 
-        for name, path in (("pile", plot), ("opponent", opponent_plot)):
             save(result.plot(name), path, force)
             notes.append(f"wrote {path}")
     if emit_strategy is not None:

@@ -151,11 +151,11 @@ def _compare(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
 def _plot_compare(values: pd.DataFrame, best: pd.DataFrame, first: str):
     from matplotlib.lines import Line2D
 
-    from llama_sim.analysis.plots import BLUE, GREY, ORANGE, UNITS, new_figure, metric_label
+    from llama_sim.analysis.plots import BLUE, GREY, MAX_WIDTH, ORANGE, UNITS, new_figure, metric_label
 
     metrics = [m for m in GAME_FEATURES if m in set(values.metric)]
     options = list(best.option)
-    fig = new_figure(3.6 * (len(metrics) + 1), 2.6 + 0.32 * len(options))
+    fig = new_figure(min(MAX_WIDTH, 3.6 * (len(metrics) + 1)), 2.8 + 0.34 * len(options))
     axes = fig.subplots(1, len(metrics) + 1, sharey=True, squeeze=False)[0]
     strategies = list(dict.fromkeys(values.strategy))
     colors = [BLUE, ORANGE, GREY, "#2ca02c", "#9467bd", "#8c564b"]
@@ -184,7 +184,7 @@ def _plot_compare(values: pd.DataFrame, best: pd.DataFrame, first: str):
     ax.set_xlabel(f"best - runner-up\n({UNITS.get(metric, metric)})")
     ax.set_title(f"lead of the best on {metric}\n(paired 95% CI; colour: the best)")
     handles = [Line2D([], [], color=colors[k % len(colors)], marker="o", ls="none") for k in range(len(strategies))]
-    fig.legend(handles, strategies, loc="outside lower center", ncols=min(4, len(strategies)), fontsize="small")
+    fig.legend(handles, strategies, loc="outside lower center", ncols=min(4, len(strategies)))
     fig.suptitle(f"{len(options)} rule-set option values, {int(best.players.iloc[0])} players "
                  f"(independent runs, 95% intervals)")
     return fig
@@ -247,12 +247,12 @@ def _sweep(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
 def _plot_sweep(every: pd.DataFrame, best: pd.DataFrame, param: str, metric: str, opponent: str):
     """Heatmap: option values x parameter values, coloured by the paired difference to each
     option value's best parameter value; the best cell starred, cells not separable from it dotted."""
-    from llama_sim.analysis.plots import UNITS, new_figure
+    from llama_sim.analysis.plots import FONT_PT, MAX_WIDTH, UNITS, new_figure
 
     options = list(best.option)
     xs = sorted(every.param_value.unique())
     grid = every.pivot(index="option", columns="param_value", values="vs_best").loc[options, xs]
-    fig = new_figure(max(7.5, 3.2 + 0.75 * len(xs)), 2.2 + 0.36 * len(options))
+    fig = new_figure(min(MAX_WIDTH, max(7.5, 3.6 + 0.8 * len(xs))), 2.4 + 0.4 * len(options))
     ax = fig.subplots()
     data = grid.to_numpy(float)
     # worse is negative for a win rate, positive for a penalty: colour by 'how much worse'
@@ -262,7 +262,7 @@ def _plot_sweep(every: pd.DataFrame, best: pd.DataFrame, param: str, metric: str
         for j, x in enumerate(xs):
             row = every[(every.option == opt) & (every.param_value == x)].iloc[0]
             mark = "*" if row.best else ("~" if row.near_best else "")
-            ax.text(j, i, f"{row.vs_best:+.3f}{mark}", ha="center", va="center", fontsize=6.5,
+            ax.text(j, i, f"{row.vs_best:+.3f}{mark}", ha="center", va="center", fontsize=FONT_PT,
                     color="white" if worse[i, j] > np.nanmax(worse) * 0.55 else "black")
     ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs])
     ax.set_yticks(range(len(options)), options)
@@ -381,8 +381,7 @@ def _plot_solve(table: pd.DataFrame):
     for ax, (values, fmt, xlabel, title) in zip(axes, panels):
         ax.plot(values, y, "o", color=BLUE)
         for yi, v in zip(y, values):
-            ax.annotate(fmt.format(v), (v, yi), xytext=(6, 0), textcoords="offset points", va="center",
-                        fontsize="x-small")
+            ax.annotate(fmt.format(v), (v, yi), xytext=(6, 0), textcoords="offset points", va="center")
         span = float(values.max() - values.min()) or 1.0
         ax.set_xlim(float(values.min()) - 0.1 * span, float(values.max()) + 0.35 * span)
         ax.set_yticks(y, options)
