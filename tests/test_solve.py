@@ -43,6 +43,19 @@ def test_there_are_15_layouts_matching_the_pairings_of_six_numbers():
     assert set(dt.all_layouts()) == names
 
 
+def test_the_declared_layouts_are_exactly_those_a_search_over_the_faces_finds():
+    """The rule set declares the 15 names (so that the option's help loads nothing) and tables.py builds
+    the layouts from them: a brute-force search over every trio of dice must find the same, in the
+    same order (a layout's id is its index)."""
+    from llama_sim.rulesets.dice import LAYOUT_NAMES
+
+    found = dt.enumerate_layouts()
+    assert tuple(found) == LAYOUT_NAMES == tuple(dt.LAYOUTS)
+    assert all(np.array_equal(found[n], dt.LAYOUTS[n]) for n in LAYOUT_NAMES)
+    with pytest.raises(ValueError):
+        dt.layout_of_name("12-13-56")
+
+
 def test_default_layout():
     assert dt.DEFAULT_LAYOUT_NAME == "12-34-56"
     expected = np.array([[0, 1, 2, 3, 6, 6], [0, 1, 4, 5, 6, 6], [2, 3, 4, 5, 6, 6]])

@@ -1,4 +1,4 @@
-"""The command line starts without the heavy libraries: ``--help`` and ``games`` import neither Numba,
+"""The command line starts without the heavy libraries: ``--help`` and ``games`` import neither Numba, numpy,
 pandas, matplotlib nor any kernel module (the rule sets declare what the commands show), and Numba's
 cache folder is still llama_sim's when Numba is imported later. No timing here: ``benchmarks/startup.py``
 measures it."""
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HEAVY = ("numba", "pandas", "matplotlib", "scipy", "llama_sim.api")
+HEAVY = ("numba", "numpy", "pandas", "matplotlib", "scipy", "llama_sim.api")
 
 
 def modules_after(argv: list[str]) -> set[str]:

@@ -13,12 +13,11 @@ import functools
 import inspect
 import numbers
 import os
+import sys
 import types
 import typing
 from pathlib import Path
 from typing import Optional, Sequence, Union
-
-import numpy as np
 
 from llama_sim.core.errors import UsageError
 
@@ -51,6 +50,13 @@ def _describe(hint) -> str:
             Path: "a path (str or Path)", dict: "a dict"}.get(hint, getattr(hint, "__name__", str(hint)))
 
 
+def _is_bool(value) -> bool:
+    """A Python or numpy bool; numpy's without importing numpy (the command line reads this module at
+    start-up): a value can only be a numpy bool if numpy is already loaded."""
+    numpy = sys.modules.get("numpy")
+    return isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))
+
+
 def _fits(value, hint) -> bool:
     if hint is None or hint is typing.Any:
         return True
@@ -60,11 +66,11 @@ def _fits(value, hint) -> bool:
     if hint is type(None):
         return value is None
     if hint is bool:
-        return isinstance(value, (bool, np.bool_))
+        return _is_bool(value)
     if hint is int:
-        return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+        return isinstance(value, numbers.Integral) and not _is_bool(value)
     if hint is float:
-        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+        return isinstance(value, numbers.Real) and not _is_bool(value)
     if hint is str:
         return isinstance(value, str)
     if hint is Path:

@@ -116,8 +116,9 @@ import importlib
 from llama_sim.core.ruleset import RuleSet
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
-# The 15 dice layouts by name, in layout-id order: what ``tables.py`` enumerates (``codes.py`` checks
-# that they agree when the engine loads), written out so that declaring the option loads nothing.
+# The 15 dice layouts by name, in layout-id order (a name is the three pairs of numbers the dice share),
+# written out so that declaring the option loads nothing; ``tables.py`` builds the layouts from them and
+# the tests check them against a brute-force enumeration over the faces.
 LAYOUT_NAMES = ("12-34-56", "12-35-46", "12-36-45", "13-24-56", "13-25-46", "13-26-45", "14-23-56", "14-25-36",
                 "14-26-35", "15-23-46", "15-24-36", "15-26-34", "16-23-45", "16-24-35", "16-25-34")
 DEFAULT_LAYOUT_NAME = "12-34-56"

@@ -8,8 +8,10 @@ numbers shared by each pair of dice, every die carries 4 numbers, so ``n_AB + n_
 on, which forces ``n_AB = n_AC = n_BC = 2``.  A layout is therefore exactly a split of
 {1..6} into three pairs (the pair each pair of dice shares), and each die is the union of two of
 those pairs.  With interchangeable dice the pairs are unordered: there are
-6! / (2!^3 * 3!) = 15 layouts (the perfect matchings of six numbers).  ``all_layouts`` enumerates
-them from the face level and the tests check the count.
+6! / (2!^3 * 3!) = 15 layouts (the perfect matchings of six numbers).  ``LAYOUTS`` builds them from
+the names the rule set declares (``llama_sim.rulesets.dice.LAYOUT_NAMES``: a name is its three shared
+pairs), and the tests check them against ``enumerate_layouts``, a brute-force search over the faces
+(too slow, at 20-30 ms, for every start of a dice command).
 
 Layout names list the three shared pairs, each pair ascending, pairs sorted: the default layout
 (die A = 1 2 3 4 L L, B = 1 2 5 6 L L, C = 3 4 5 6 L L; A and B share 1 2, A and C share 3 4,
@@ -28,7 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from llama_sim.rulesets.dice import DEFAULT_LAYOUT_NAME  # noqa: F401  (declared there)
+from llama_sim.rulesets.dice import DEFAULT_LAYOUT_NAME, LAYOUT_NAMES  # noqa: F401  (declared there)
 
 __all__ = [
     "N_CODES",
@@ -121,7 +123,7 @@ def validate_layout(dice) -> np.ndarray:
     return canon
 
 
-def _enumerate_layouts() -> dict[str, np.ndarray]:
+def enumerate_layouts() -> dict[str, np.ndarray]:
     """Every valid layout, found by brute force over candidate dice (not from the formula)."""
     numbers = range(LLAMA)
     candidate_dice = [tuple(c) + (LLAMA, LLAMA) for c in itertools.combinations(numbers, 4)]
@@ -138,7 +140,17 @@ def _enumerate_layouts() -> dict[str, np.ndarray]:
     return dict(sorted(layouts.items()))
 
 
-LAYOUTS: dict[str, np.ndarray] = _enumerate_layouts()
+def layout_of_name(name: str) -> np.ndarray:
+    """The layout a name lists: with p, q, r its three shared pairs, the dice are p+q, p+r and q+r,
+    each with two llamas (checked, canonical)."""
+    p, q, r = ([int(c) - 1 for c in pair] for pair in name.split("-"))
+    layout = validate_layout(np.array([p + q + [LLAMA] * 2, p + r + [LLAMA] * 2, q + r + [LLAMA] * 2]))
+    if _name_of_valid(layout) != name:
+        raise ValueError(f"{name!r} is not a layout name")
+    return layout
+
+
+LAYOUTS: dict[str, np.ndarray] = {name: layout_of_name(name) for name in LAYOUT_NAMES}
 _BY_KEY = {a.tobytes(): name for name, a in LAYOUTS.items()}
 
 
