@@ -105,6 +105,8 @@ class Strategy:
     py_func: object
     source: str = "built-in"
     presets: dict[int, dict[str, float]] = field(default_factory=dict)
+    lineup: bool = True  # False: never compiled into a line-up kernel (those run without reference
+    # counting, where a policy cannot allocate: the expert's roll-outs do)
     _kernel: Kernel | None = field(default=None, repr=False)
 
     @property
@@ -203,11 +205,13 @@ _REGISTRY: dict[tuple[str, str], Strategy] = {}
 USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
 
-def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None):
+def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
+             lineup: bool = True):
     """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
-    players use when only 2, 4 and 6 are declared)."""
+    players use when only 2, 4 and 6 are declared); ``lineup=False`` keeps the policy out of line-up
+    kernels (a policy that allocates arrays)."""
 
     if game not in game_names():
         raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
@@ -241,7 +245,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
             where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
             raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
         _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
-                                           presets=table)
+                                           presets=table, lineup=lineup)
         return fn
 
     return decorate
