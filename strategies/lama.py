@@ -222,7 +222,7 @@ def chart(obs, hand, legal, params, rng):
 
 import numpy as np  # noqa: E402
 
-from llama_sim.core.expert import BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
 from llama_sim.rulesets import lama as _rules  # noqa: E402
 from llama_sim.rulesets.lama import OBS_TURN  # noqa: E402
 from llama_sim.rulesets.shedding import expert as _shedding_expert  # noqa: E402
@@ -252,3 +252,13 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
 def expert(obs, hand, legal, params, rng):
     return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _shedding_expert.world,
                          _shedding_expert.rollout, expert_decide, EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]])
+
+
+@njit(cache=True, nogil=True)
+def expert_values(obs, hand, legal, key, count, objective, base, out):
+    """Roll-out values of every legal action (``llamasim grade``)."""
+    rollout_values(obs, hand, legal, key, count, objective, EXPERT_TABLES, _shedding_expert.world,
+                   _shedding_expert.rollout, expert_decide, EXPERT_ROWS[base, obs[OBS_PLAYERS]], out)
+
+
+EXPERT_SEARCH = Search(expert_values, EXPERT_BASES)

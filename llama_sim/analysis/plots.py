@@ -133,6 +133,30 @@ def plot_compare(result):
     return fig
 
 
+def plot_grade(result):
+    """Points lost per decision by decision kind, one bar group per strategy, with 95% intervals."""
+    t = result.table[result.table.metric == "points_lost_per_decision"]
+    strategies = list(dict.fromkeys(t.strategy))
+    kinds = sorted(k for k in set(t.decision) if k) + [""]
+    fig = new_figure(max(7.0, 1.2 + 1.3 * len(kinds) * max(1, len(strategies)) / 2), 5)
+    ax = fig.subplots()
+    width = 0.8 / max(1, len(strategies))
+    colors = [BLUE, ORANGE, "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", GREY]
+    for i, strategy in enumerate(strategies):
+        part = t[t.strategy == strategy].set_index("decision").reindex(kinds)
+        x = np.arange(len(kinds)) + (i - (len(strategies) - 1) / 2) * width
+        ax.bar(x, part["value"], width, color=colors[i % len(colors)], label=strategy,
+               yerr=[part["value"] - part["ci_low"], part["ci_high"] - part["value"]], capsize=3)
+    ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds])
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_ylabel("points lost per decision (vs roll-outs' best)")
+    ax.set_xlabel("decision kind (the kinds of its legal actions)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(title="strategy")
+    fig.suptitle("\n".join(textwrap.wrap(_title(result.header) + " (95% intervals over rounds)", 100)))
+    return fig
+
+
 def plot_league(results):
     """Several comparisons of the same strategies at different player counts: each strategy's value
     with its interval over the player count, one panel per compared metric."""

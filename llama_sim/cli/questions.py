@@ -246,3 +246,34 @@ def solve(
     emit(r.policy, fmt, out, readable_text=r.text, force=force)
     save_plot(r, plot, fmt, force)
 
+
+
+# ------------------------------------------------------------------------------------ grade
+
+
+@app.command()
+@rule_set_options
+def grade(
+    game: str = GameOpt,
+    strategy: list[str] = typer.Option(..., "--strategy", "-s", help="Strategy to grade (repeatable)."),
+    players: int = typer.Option(4, "--players", "-p", help="Players at the table (the strategy in every seat)."),
+    decisions: int = typer.Option(2000, "--decisions", help="Decisions to grade per strategy (whole rounds)."),
+    rollouts: int = typer.Option(200, "--rollouts", help="Roll-outs per action to select the best, and as many "
+                                                        "again to value the choice."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="Roll-out strategy of every seat: one of the "
+                                                               "expert's bases (default: the expert's own)."),
+    mistakes: int = typer.Option(5, "--mistakes", help="Costliest mistakes to list per strategy."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    plot: Optional[Path] = PlotOpt, strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+    **rule_options,
+):
+    """How far a strategy is from good play: the decisions it meets in its own rounds, each valued by
+    roll-outs of every legal action (the expert's search), as error rate and points lost per decision
+    and per round, by decision kind; the costliest mistakes as advise commands."""
+    setup(game, strategies_file, quiet, fmt, out, force)
+    check_plot(plot, force)
+    res = api.grade(game, strategy, players=players, decisions=decisions, rollouts=rollouts, policy=policy,
+                    mistakes=mistakes, seed=seed, threads=threads, **game_options(**rule_options))
+    emit(res.table, fmt, out, readable_text=res.text(), force=force)
+    save_plot(res, plot, fmt, force)

@@ -100,6 +100,32 @@ def expert_choose(obs, hand, legal, params, rng, tables, world, rollout, decide,
 
 
 @njit(cache=True, nogil=True, inline="always")
+def rollout_values(obs, hand, legal, key, count, objective, tables, world, rollout, decide, base_row, values):
+    """``count`` samples from the stream ``key`` of every legal action (in action order) into
+    ``values[:count, :k]``: what ``grade`` weighs a strategy's decisions with."""
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    k = 0
+    for a in range(MAX_CANDIDATES):
+        if (legal >> a) & 1:
+            actions[k] = a
+            k += 1
+    scratch = world(tables, obs, hand)
+    row = base_row.copy()
+    for i in range(count):
+        rollout(tables, scratch, obs, hand, actions, k, key, i, row, decide, objective, values[i])
+
+
+class Search:
+    """What ``grade`` needs of a rule set's expert (its strategies file's ``EXPERT_SEARCH``):
+    ``values(obs, hand, legal, key, count, objective, base, out)``, ``rollout_values`` compiled for the
+    rule set, and the names of the bases ``base`` indexes."""
+
+    def __init__(self, values, bases: tuple[str, ...]):
+        self.values = values
+        self.bases = bases
+
+
+@njit(cache=True, nogil=True, inline="always")
 def leader(values, done, k):
     """The column with the lowest mean over the first ``done`` rows (the first on a tie)."""
     best = 0
