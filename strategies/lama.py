@@ -248,7 +248,7 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
 @strategy("lama", "expert",
           "Rolls out every legal action on the same samples of the unseen cards, everyone continuing with the "
           "base strategy, and takes the one with the fewest points for the round.",
-          params=expert_params(EXPERT_BASES), presets={2: {"base": 1}, 4: {"base": 0}}, lineup=False)
+          params=expert_params(EXPERT_BASES), presets={2: {"base": 1}, 4: {"base": 0}}, search=True)
 def expert(obs, hand, legal, params, rng):
     return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _shedding_expert.world,
                          _shedding_expert.rollout, expert_decide, EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]])

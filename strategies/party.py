@@ -410,7 +410,7 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
 @strategy("party", "expert",
           "Rolls out every legal action on the same samples of the unseen cards, everyone continuing with the "
           "base strategy, and takes the one with the fewest points for the round.",
-          params=expert_params(EXPERT_BASES), lineup=False)
+          params=expert_params(EXPERT_BASES), search=True)
 def expert(obs, hand, legal, params, rng):
     return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _shedding_expert.world,
                          _shedding_expert.rollout, expert_decide, EXPERT_ROWS[int(params[2]), obs[_rules.OBS_PLAYERS]])

@@ -105,8 +105,8 @@ class Strategy:
     py_func: object
     source: str = "built-in"
     presets: dict[int, dict[str, float]] = field(default_factory=dict)
-    lineup: bool = True  # False: never compiled into a line-up kernel (those run without reference
-    # counting, where a policy cannot allocate: the expert's roll-outs do)
+    search: bool = False  # a search player (the expert): its roll-outs allocate, so it never runs in a
+    # line-up kernel (those run without reference counting), and it is slow, so "all" leaves it out
     _kernel: Kernel | None = field(default=None, repr=False)
 
     @property
@@ -206,12 +206,12 @@ USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives st
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
-             lineup: bool = True):
+             search: bool = False):
     """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
-    players use when only 2, 4 and 6 are declared); ``lineup=False`` keeps the policy out of line-up
-    kernels (a policy that allocates arrays)."""
+    players use when only 2, 4 and 6 are declared); ``search=True``: a search player (see
+    ``Strategy.search``)."""
 
     if game not in game_names():
         raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
@@ -245,7 +245,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
             where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
             raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
         _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
-                                           presets=table, lineup=lineup)
+                                           presets=table, search=search)
         return fn
 
     return decorate
@@ -310,11 +310,11 @@ def strategies_for(game: str) -> list[Strategy]:
     return [s for (g, _), s in sorted(_REGISTRY.items()) if g == game]
 
 
-def builtin_strategies(game: str) -> list[str]:
+def builtin_strategies(game: str, searches: bool = False) -> list[str]:
     """The names of a rule set's own strategies (those of its ``strategies_module``; never ones a
-    strategies file or a test added)."""
+    strategies file or a test added), without its search players unless ``searches``."""
     module = get_game(game).strategies_module
-    return [s.name for s in strategies_for(game) if s.source == module]
+    return [s.name for s in strategies_for(game) if s.source == module and (searches or not s.search)]
 
 
 def get(game: str, name: str) -> Strategy:

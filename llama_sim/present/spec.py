@@ -36,6 +36,7 @@ class Step:
     args: dict  # validated API keyword arguments (before scaling)
     options: Optional[dict] = None  # the step's rule-set options (None: the spec's)
     option_grid: dict = field(default_factory=dict)  # option -> values: one run per value
+    game: Optional[str] = None  # the step's rule set, when not the spec's (it then takes no spec options)
 
 
 @dataclass
@@ -364,6 +365,16 @@ def check_chart(check, where, step, spec, defaults, game) -> dict:
         if args["measure"] not in MEASURES:
             check.fail(f"{where}measure", f"use {', '.join(MEASURES)}, not '{args['measure']}'")
     return args
+
+
+def check_grade(check, where, step, spec, defaults, game) -> dict:
+    if "strategies" not in step:
+        check.fail(f"{where}strategies", "is required")
+    strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
+    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
+    return {"strategies": strategies, "players": n,
+            "decisions": check.integer(f"{where}decisions", step.get("decisions", 2000), low=1, high=1_000_000),
+            "rollouts": check.integer(f"{where}rollouts", step.get("rollouts", 200), low=2, high=100_000)}
 
 
 def check_tune(check, where, step, spec, defaults, game) -> dict:
