@@ -176,7 +176,41 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 def test_step_kinds_are_a_table():
     assert set(STEP_KINDS) == {"compare", "league", "seat_table", "sweep", "solve", "simulate", "advise", "chart",
-                               "tune", "variants"}
+                               "tune", "variants", "grade"}
+
+
+def test_grade_step_and_a_step_of_another_rule_set(tmp_path):
+    """A grade step gives the API's table; a step naming its own game plays that rule set."""
+    import llama_sim
+
+    spec = write_spec(tmp_path, BASE + '''
+[[steps]]
+kind = "grade"
+name = "g"
+strategies = ["greedy"]
+players = 3
+decisions = 60
+rollouts = 10
+[[steps]]
+kind = "compare"
+name = "p"
+game = "party"
+strategies = ["chain", "greedy"]
+rounds = 600
+''')
+    res = llama_sim.run_experiment(spec, out=tmp_path / "out", quiet=True)
+    graded = res.steps[0].tables["table"]
+    api = llama_sim.grade("lama", ["greedy"], players=3, decisions=60, rollouts=10, seed=1)
+    pd.testing.assert_frame_equal(graded, api.table)
+    assert set(res.steps[1].tables["results"].game) == {"party"}
+    assert (tmp_path / "out" / "plots" / "g.png").is_file()
+    with pytest.raises(SpecError, match="game"):
+        load_spec(write_spec(tmp_path, BASE + '''
+[[steps]]
+kind = "compare"
+game = "chess"
+strategies = ["chain", "greedy"]
+'''))
 
 
 def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
