@@ -304,7 +304,7 @@ def test_builtin_report(capsys, tmp_path):
     assert code == 0, err
     doc = json.loads(stdout)
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
-        ["league", "first-player"]
+        ["league", "first-player", "good-play"]
     from llama_sim.core.registry import builtin_strategies
 
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
@@ -312,6 +312,8 @@ def test_builtin_report(capsys, tmp_path):
     assert sorted(ranking.players.unique()) == [2, 3, 4, 5, 6]  # every built-in at every count: a league
     seats = pd.read_csv(out / "tables" / "first-player_seats.csv")
     assert sorted(seats.players.unique()) == [2, 3, 4, 5, 6]
+    graded = pd.read_csv(out / "tables" / "good-play_table.csv")
+    assert set(graded.strategy) == set(builtin_strategies("lama")) | {"expert"}
     check_report(out)
 
 
