@@ -9,7 +9,7 @@ import numpy as np
 from numba import types
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import accumulate, add_seat
+from llama_sim.core.engine import accumulate, add_seat, largest_token
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE
@@ -32,7 +32,9 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
                    policies, slot_of_entry, params, cfg, s1, s2, ends):
     """Play the position ``count`` times (samples first..first+count-1, each with its own policy
     and dice streams from (seed, sample)); one unit per seat, round metrics (penalty, went out,
-    quit) accumulated as one block per sample; ``ends`` counts END_* reasons."""
+    quit) accumulated as one block per sample; ``ends`` counts END_* reasons. The penalty is the net
+    change of the seat's score, as in the game kernel: the round's points less the tokens returned
+    after three llamas and, by the player who went out, after scoring."""
     rows = np.zeros((n, N_CODES), np.int64)
     llama_row = np.zeros(N_CODES, np.int64)
     discarded = np.zeros(N_CODES, np.int64)
@@ -65,6 +67,8 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
         for s in range(n):
             p = round_points(rows, s, end, last_actor) - returned[s]
             out = 1 if (end == END_OUT and s == last_actor) else 0
+            if out:  # scored 0, so the score it returns a token from is the one it holds
+                p -= largest_token(scores[s], False)
             add_seat(v, n, s, p, out, quit[s], 0, 0, 0, False)
         accumulate(v, s1, s2)
 
@@ -153,12 +157,13 @@ def simulate_position(rows, llama_row, players, n_rounds: int, seed: int = 1, la
 
 
 def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int = 100_000, seed: int = 1,
-                  layout=None, threads: int = 1):
+                  layout=None, threads: int = 1, score: int = 0):
     """Play a solo position (everybody else has quit) ``n_rounds`` times with the kernel.
 
     ``row``/``llama_row``: card text ("2 5 L") or count vectors; ``strategy``: a spec such as
-    ``"solo_optimal"``. Returns ``(estimate, ends)``: the ``stats.Estimate`` of the round's penalty
-    for the solo player (comparable with ``llamasim solve dice``) and the count of each END_*."""
+    ``"solo_optimal"``; ``score``: the solo player's score. Returns ``(estimate, ends)``: the
+    ``stats.Estimate`` of the round's penalty for the solo player, token returns included
+    (comparable with ``llamasim solve dice --score``), and the count of each END_*."""
     from llama_sim.core.registry import parse_spec
     from llama_sim.rulesets.dice.solver import parse_cards
     from llama_sim.core.stats import estimate
@@ -169,7 +174,7 @@ def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int 
     other[int(np.argmax(TOTAL_OF_CODE - row - lrow))] = 1  # a quit opponent's card, never played
     players = [parse_spec("dice", strategy), parse_spec("dice", "always_quit")]
     tally, ends = simulate_position(np.array([row, other]), lrow, players, n_rounds, seed=seed, layout=layout,
-                                    quit=[0, 1], threads=threads)
+                                    quit=[0, 1], scores=[score, 0], threads=threads)
     return estimate(tally, "penalty_per_round", 0), ends
 
 
