@@ -318,7 +318,7 @@ def check_simulate(check, where, step, spec, defaults, game) -> dict:
 
 
 ADVISE_POSITION_KEYS = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                        "stage", "show", "row", "llama_row", "rows")
+                        "stage", "show", "row", "llama_row", "rows", "alone")
 
 
 def check_advise(check, where, step, spec, defaults, game) -> dict:
