@@ -13,9 +13,10 @@ A turn is *quit* (value ``row_penalty(row)``) or *roll*:
 
 1. three llamas with score ``s > 0``: the player returns ``t = largest_token(s)`` and decides again
    at (row, s - t): worth ``-t + V(row, s - t)``.  The return is optional in the rulebook, but it
-   only lowers the score and a token returned now is worth as much as the same token returned at
-   any later three llamas (or on going out), so a careful player always returns it; the engines
-   do too.  With ``s == 0`` nothing happens: the state is unchanged, a self-loop;
+   only lowers the score: a token kept now could only be returned later, at another three llamas
+   or on going out, if the round gets there at all, so a careful player always returns it (the
+   engines do too; a test checks that letting the player keep it changes no value).  With
+   ``s == 0`` nothing happens: the state is unchanged, a self-loop;
 2. some die shows a code present in the row (llama faces match llama cards): the player
    discards at least one matching card, at most one card per die showing that code, choosing
    the subset; an emptied row means the player went out: they score 0 and return
