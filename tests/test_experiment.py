@@ -125,6 +125,8 @@ games = 600
     (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\n', "steps[0].grid", "is required"),
     (BASE + '[[steps]]\nkind = "solve"\nrow = "2 5 L"\n', "steps[0].kind", "dice only"),
     ('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2 9"\n', "steps[0].row", ""),
+    ('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2"\nscore = 40\n', "steps[0].score",
+     "at most 39"),
     ('question = "q"\ngame = "chess"\n' + STEP, "game", "unknown game"),
     ('game = "lama"\n' + STEP, "question", "is required"),
     (BASE, "steps", "is required"),
@@ -289,11 +291,14 @@ def test_solve_spec_and_conclusion(tmp_path):
     spec = {"question": "Roll or quit alone?", "game": "dice",
             "steps": [{"kind": "solve", "row": "2 5 L"}, {"kind": "solve", "name": "policy", "row": "2 5 L",
                                                            "table": True}]}
+    spec["steps"].append({"kind": "solve", "name": "llamas", "row": "L L", "score": 10})
     r = llama_sim.run_experiment(spec, out=tmp_path / "d", quiet=True)
     assert "optimum is to roll" in r.steps[0].conclusion and "8.078" in r.steps[0].conclusion
+    assert "score 0" in r.steps[0].conclusion
     policy = r.steps[1].tables["policy"]
     rolls = (policy.best == "roll").sum()
     assert f"rolls in {rolls} of {len(policy)} rows" in r.steps[1].conclusion
+    assert "score 10" in r.steps[2].conclusion and "8.075" in r.steps[2].conclusion  # tokens returned count
     check_report(tmp_path / "d")
 
 

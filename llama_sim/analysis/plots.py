@@ -368,8 +368,9 @@ def _sweep_heatmap(result):
 # ------------------------------------------------------------------------------------ solve
 
 def plot_solve(result):
-    """The dice solo policy: for every row, the expected final penalty of quitting now against the
-    advantage of rolling on (roll - quit; below 0: roll). Exact values, so no intervals."""
+    """The dice solo policy: for every row, the expected rest of the round (points added less tokens
+    returned) of quitting now against the advantage of rolling on (roll - quit; below 0: roll). Exact
+    values, so no intervals."""
     df = result.policy
     layout = df["dice_layout"].iloc[0]
     llama_row = df["llama_row"].iloc[0]
@@ -380,7 +381,7 @@ def plot_solve(result):
         ax.bar(["quit now", "roll on (then optimal)"], [r.quit_value, r.roll_value], color=[GREY, BLUE])
         for x, v in enumerate([r.quit_value, r.roll_value]):
             ax.text(x, v, f"{v:.4f}", ha="center", va="bottom")
-        ax.set_ylabel("expected final penalty (points; lower is better)")
+        ax.set_ylabel("expected points added less tokens returned (lower is better)")
         ax.set_title(f"row {r.row}: optimal choice {r.best} (exact values, no sampling error)")
     else:
         gain = (df["roll_value"] - df["quit_value"]).to_numpy(float)
@@ -394,7 +395,8 @@ def plot_solve(result):
         ax.set_title(f"optimal policy over {len(df)} rows (exact values, no sampling error)")
         ax.legend()
     ax.grid(alpha=0.3)
-    fig.suptitle(f"LAMA Dice solo phase, dice {layout}, llama row {llama_row}")
+    score = f", score {df['score'].iloc[0]}" if "score" in df else ""
+    fig.suptitle(f"LAMA Dice solo phase, dice {layout}, llama row {llama_row}{score}")
     return fig
 
 

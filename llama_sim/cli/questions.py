@@ -232,17 +232,21 @@ def solve(
     game: str = typer.Argument(..., help="Rule set: dice (the only one with an exact solver)."),
     row: Optional[str] = typer.Option(None, "--row", help='The solo player\'s row, e.g. "2 5 L" (L = llama).'),
     llama_row: str = typer.Option("1 2 3 4 5 6 L", "--llama-row", help="Cards still in the llama row."),
+    score: int = typer.Option(0, "--score",
+                              help="The solo player's score (tokens held, 0..39): three llamas and going out "
+                                   "return its largest token, which the values count."),
     table: bool = typer.Option(False, "--table", help="The whole optimal policy: every sub-row of --row "
                                                       "(every row of up to 6 cards without --row)."),
     fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
     **rule_options,
 ):
-    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
-    penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
+    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected rest of
+    the round (points at its end less tokens returned) of quitting now and of rolling on under
+    optimal play, and the optimal choice."""
     check_format(fmt)
     check_out(out, force)
     check_plot(plot, force)
-    r = api.solve(game, row=row, llama_row=llama_row, table=table, **rule_options)
+    r = api.solve(game, row=row, llama_row=llama_row, score=score, table=table, **rule_options)
     emit(r.policy, fmt, out, readable_text=r.text, force=force)
     save_plot(r, plot, fmt, force)
 

@@ -15,6 +15,7 @@ from llama_sim.analysis.compare import MAX_SWEEP_GRID, game_options, sweep_value
 from llama_sim.run.simulate import MAX_PLAYS
 from llama_sim.core.advice import advice_of
 from llama_sim.core.errors import UsageError
+from llama_sim.core.position import LAST_SCORE
 from llama_sim.core.ruleset import solvable_names
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
@@ -290,6 +291,8 @@ def check_solve(check, where, step, spec, defaults, game) -> dict:
         args["row"] = check.string(f"{where}row", step["row"])
     if "llama_row" in step:
         args["llama_row"] = check.string(f"{where}llama_row", step["llama_row"])
+    if "score" in step:
+        args["score"] = check.integer(f"{where}score", step["score"], low=0, high=LAST_SCORE)
     args["table"] = check.boolean(f"{where}table", step.get("table", "row" not in step))
     if "row" not in args and not args["table"]:
         check.fail(f"{where}row", "give a row, or table = true for every row")
@@ -316,7 +319,7 @@ def check_simulate(check, where, step, spec, defaults, game) -> dict:
 
 
 ADVISE_POSITION_KEYS = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                        "stage", "show", "row", "llama_row", "rows")
+                        "stage", "show", "row", "llama_row", "rows", "alone")
 
 
 def check_advise(check, where, step, spec, defaults, game) -> dict:

@@ -191,14 +191,15 @@ def _conclude_solve(results: list) -> str:
     df = results[0].policy
     if len(df) == 1:
         r = df.iloc[0]
-        return (f"In row {r.row} (llama row {r.llama_row}, dice {r.dice_layout}) the optimum is to {r.best}: "
-                f"expected final penalty {r.roll_value:.3f} rolling on against {r.quit_value:.3f} quitting "
-                f"(exact, no sampling error).")
+        return (f"In row {r.row} (llama row {r.llama_row}, dice {r.dice_layout}, score {r.score}) the optimum is to "
+                f"{r.best}: the rest of the round is expected to add {r.roll_value:.3f} points (less tokens returned) "
+                f"rolling on against {r.quit_value:.3f} quitting (exact, no sampling error).")
     roll = df[df.best == "roll"]
     quit_ = df[df.best == "quit"]
     always = quit_.quit_value.max() + 1 if len(quit_) else 0
     never = roll.quit_value.min() - 1 if len(roll) else df.quit_value.max()
-    return (f"With dice {df.dice_layout.iloc[0]} and llama row {df.llama_row.iloc[0]}, the optimal solo policy rolls "
+    return (f"With dice {df.dice_layout.iloc[0]}, llama row {df.llama_row.iloc[0]} and score {df.score.iloc[0]}, the "
+            f"optimal solo policy rolls "
             f"in {len(roll)} of {len(df)} rows: always when the row's penalty is {always:g} or more, never when it "
             f"is {never:g} or less (exact values, no sampling error).")
 
@@ -405,7 +406,7 @@ STEP_KINDS: dict[str, StepKind] = {
                            _run_seat_table, ("results", "seats"), _conclude_seat_table, _display_seat_table),
     "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), check_sweep,
                       _run_sweep, ("results", "summary"), _conclude_sweep, _display_sweep),
-    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "table"}), check_solve, _run_solve, ("policy",),
+    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "score", "table"}), check_solve, _run_solve, ("policy",),
                       _conclude_solve, _display_solve, scale=lambda args, scale: args),
     "simulate": StepKind(frozenset(_COMMON | {"rounds", "games", "seats"}), check_simulate, _run_simulate,
                          ("results",), _conclude_simulate, _display_simulate),
