@@ -74,15 +74,22 @@ def base_rows(game: str, bases: tuple[str, ...], max_players: int) -> np.ndarray
 
 
 @njit(cache=True, nogil=True, inline="always")
-def expert_choose(obs, hand, legal, params, rng, tables, world, rollout, decide, base_row):
-    """The action the expert takes (see the module docstring); ``base_row``: ``base_rows``' row for
-    the base and player count it plays with."""
-    actions = np.empty(MAX_CANDIDATES, np.int64)
+def legal_actions(legal, actions):
+    """The actions of the bit mask ``legal`` into ``actions``, in order; returns how many."""
     k = 0
     for a in range(MAX_CANDIDATES):
         if (legal >> a) & 1:
             actions[k] = a
             k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def expert_choose(obs, hand, legal, params, rng, tables, world, rollout, decide, base_row):
+    """The action the expert takes (see the module docstring); ``base_row``: ``base_rows``' row for
+    the base and player count it plays with."""
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    k = legal_actions(legal, actions)
     if k == 1:
         return actions[0]
     cap = max(int(params[P_ROLLOUTS]), MIN_ROLLOUTS)
@@ -106,11 +113,7 @@ def rollout_values(obs, hand, legal, key, count, objective, tables, world, rollo
     """``count`` samples from the stream ``key`` of every legal action (in action order) into
     ``values[:count, :k]``: what ``grade`` weighs a strategy's decisions with."""
     actions = np.empty(MAX_CANDIDATES, np.int64)
-    k = 0
-    for a in range(MAX_CANDIDATES):
-        if (legal >> a) & 1:
-            actions[k] = a
-            k += 1
+    k = legal_actions(legal, actions)
     scratch = world(tables, obs, hand)
     row = base_row.copy()
     for i in range(count):
