@@ -247,7 +247,7 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
 
 @strategy("lama", "expert",
           "Rolls out every legal action on the same samples of the unseen cards, everyone continuing with the "
-          "base strategy, and takes the one with the fewest points for the round.",
+          "base strategy, and takes the one with the fewest points for the round, relative to the others' mean (objective=1).",
           params=expert_params(EXPERT_BASES), presets={2: {"base": 1}, 4: {"base": 0}}, search=True)
 def expert(obs, hand, legal, params, rng):
     return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _shedding_expert.world,
