@@ -206,6 +206,31 @@ class DiceAdvice:
         return ExactAnswer({a: values[a] for a in names}, v.best_action, summary, ["optimal"],
                            [f"dice layout {layout}"])
 
+    def options_text(self, obs, hand) -> str:
+        """The ``advise`` options of what the acting seat of ``obs`` sees, at the start of a turn (roll or
+        quit: what advise answers); "" for a decision after a roll (which dice to discard, which card to
+        take), which advise does not take."""
+        if obs[D.OBS_PHASE] != D.PHASE_TURN:
+            return ""
+        n, me = int(obs[D.OBS_PLAYERS]), int(obs[D.OBS_SEAT])
+        others = [(me + k) % n for k in range(1, n)]
+        cards = lambda counts: " ".join(("L" if c == D.LLAMA else str(c + 1)) for c in range(D.N_CODES)
+                                        for _ in range(int(counts[c])))
+        row_of = lambda s: obs[D.OBS_ROWS + D.N_CODES * s: D.OBS_ROWS + D.N_CODES * (s + 1)]
+        llama_row = obs[D.OBS_LLAMA_ROW: D.OBS_LLAMA_ROW + D.N_CODES]
+        discarded = obs[D.OBS_DISCARDED: D.OBS_DISCARDED + D.N_CODES]
+        parts = [f'--row "{cards(hand)}"', f'--llama-row "{cards(llama_row)}"',
+                 '--rows "' + ";".join(cards(row_of(s)) for s in others) + '"']
+        quit = [str(k + 1) for k, s in enumerate(others) if obs[D.OBS_QUIT + s]]
+        if quit:
+            parts.append("--quit " + ",".join(quit))
+        if discarded.sum():
+            parts.append(f'--discard "{cards(discarded)}"')
+        scores = [int(obs[D.OBS_SCORES + s]) for s in [me] + others]
+        if any(scores):
+            parts.append("--scores " + ",".join(map(str, scores)))
+        return "--game dice " + " ".join(parts)
+
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         kernel = dice_rollouts.get()
         n = pos.n
