@@ -88,7 +88,7 @@ if "numba" in sys.modules:
 elif not any(isinstance(f, _NumbaCacheFolder) for f in sys.meta_path):
     sys.meta_path.insert(0, _NumbaCacheFolder())
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "grade",
            "run_experiment", "compare_variants"]
 
 

@@ -17,7 +17,7 @@ stderr is a terminal.
 from __future__ import annotations
 
 from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
-from llama_sim.analysis import tune as _tune, variants as _variants
+from llama_sim.analysis import grade as _grade, tune as _tune, variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
 from llama_sim.core.arguments import checked
 from llama_sim.present import experiment as _experiment
@@ -33,9 +33,10 @@ advise = checked(_advise.advise)
 chart = checked(_chart.chart)
 tune = checked(_tune.tune)
 league = checked(_league.league)
+grade = checked(_grade.grade)
 compare_variants = checked(_variants.compare_variants)
 run_experiment = checked(_experiment.run_experiment)
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
-           "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
+           "grade", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
            "SolveResult", "SweepResult"]

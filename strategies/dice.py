@@ -7,19 +7,25 @@ row (count per code) and ``legal`` the bit mask of the legal actions.
 
 ``solo_optimal`` and the exact optimum inside Numba
 ----------------------------------------------------
-Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen and the
-player's row only shrinks, so the state is (row, llama row) and the optimum is the dynamic
-programme of ``llama_sim.rulesets.dice.solver`` (quit value = row penalty; roll when the average over the
-non-three-llama rolls of the best discard or the drama penalty, divided by 1 - p(three llamas), is
-lower: the three-llama self-loop solved exactly). A policy has no memory between calls, so
-``solo_optimal`` re-solves at each solo decision, in Numba, over the sub-multisets of its current
-row, ``hand`` itself (``solo_values``: at most 1458 states for the largest possible 13-card row, 64 for six
-different cards, tens of microseconds; rolls that act alike on the row are merged first). The roll
-outcomes of all 15 layouts are module-level constant tables (``OUT_*``, grouped by the multiset of
-faces shown), indexed by ``obs[OBS_LAYOUT_ID]``; tests check ``solo_values`` and the policy's
-choices against ``llama_sim.rulesets.dice.solver``. Ties follow ``llama_sim.rulesets.dice.solver``: quit when quitting is as good as rolling
-(within 1e-12), and among equally good discards the one discarding more cards (then the lowest
-mask). What is minimised is the round's card penalty; the solver ignores token returns.
+Once every other player has quit (``obs[OBS_ACTIVE] == 1``) the llama row is frozen, the player's
+row only shrinks and their score only goes down (three llamas return a token: 10s while the score
+allows, then 1s), so the state is (row, score) and the optimum is the dynamic programme of
+``llama_sim.rulesets.dice.solver``: what is minimised is the rest of the round's net change of the
+score, the points of the row at its end less the tokens returned after three llamas and on going out
+(quit value = row penalty; going out = minus the token returned; three llamas at score s > 0 = minus
+the token plus the value one score level down; at score 0 the three-llama self-loop solved exactly).
+So the choice depends on the score (``obs[OBS_SCORES + seat]``): a player holding a 10 rolls on more
+readily, since going out returns it. In round mode every score is 0 and nothing is ever returned. A
+policy has no memory between calls, so ``solo_optimal`` re-solves at each solo decision, in Numba,
+over the sub-multisets of its current row, ``hand`` itself, at each score level from its score down
+(``solo_values``: at most 1458 rows for the largest possible 13-card row, 64 for six different cards,
+times at most 13 levels (score 39: 39, 29, 19, 9, 8, ..., 0); rolls that act alike on the row are
+merged once for all levels). The roll outcomes of all 15 layouts are module-level constant tables
+(``OUT_*``, grouped by the multiset of faces shown), indexed by ``obs[OBS_LAYOUT_ID]``; tests check
+``solo_values`` and the policy's choices against ``llama_sim.rulesets.dice.solver``. Ties follow
+``llama_sim.rulesets.dice.solver``: quit when quitting is as good as rolling (within 1e-12), and among
+equally good discards the one discarding more cards (then the lowest mask). The effect of the score on
+the rest of the game, after this round, is not valued.
 
 Speed: the hot helpers are ``inline="always"`` (inlined at Numba IR level into each policy). A call
 to a separately compiled function that takes arrays costs two atomic reference-count updates per
@@ -35,11 +41,11 @@ from numba import njit
 from llama_sim.rulesets.dice.tables import LAYOUTS, LLAMA as _LLAMA, rolled_count_table
 from llama_sim.rulesets.dice import (
     DISCARD_BASE, LAYOUT_NAMES, LLAMA, N_CODES, OBS_ACTIVE, OBS_DICE, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
-    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SEAT, PENALTY, PHASE_DISCARD, PHASE_TURN, QUIT, ROLL,
-    TAKE_BASE,
+    OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT, PENALTY, PHASE_DISCARD, PHASE_TURN, QUIT,
+    ROLL, TAKE_BASE,
 )
 from llama_sim.core.registry import strategy
-from llama_sim.core.engine import distinct_penalty
+from llama_sim.core.engine import distinct_penalty, largest_token
 from llama_sim.strategies._helpers import first_legal, lowest_bit, random_legal
 
 assert _LLAMA == LLAMA
@@ -179,12 +185,14 @@ def _pen(sub, mask):
 
 
 @njit(cache=True)
-def solo_values(row, lmask, layout_id):
-    """Optimal values of every sub-multiset of ``row`` in the solo phase (llama row ``lmask``,
-    bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
+def solo_values(row, lmask, layout_id, score):
+    """Optimal values of every sub-multiset of ``row`` in the solo phase at ``score`` (llama row
+    ``lmask``, bit c = code c present). Index of a sub-row: sum sub[c] * strides[c].
 
     Returns (strides, values, quit value of ``row``, roll value of ``row``: rolling once, then
-    playing optimally, as ``llama_sim.rulesets.dice.solver``); values[0] = 0 is the empty row (went out)."""
+    playing optimally, as ``llama_sim.rulesets.dice.solver``); values[0] is the empty row (went out):
+    minus the token returned, ``-largest_token(score)``. The values of the lower score levels, which
+    three llamas lead to, are solved first (from score 0 up) and dropped."""
     strides = np.empty(N_CODES, np.int64)
     acc = 1
     for c in range(N_CODES):
@@ -228,47 +236,69 @@ def solo_values(row, lmask, layout_id):
             m += 1
             last = key
         weight[m - 1] += OUT_WEIGHT[layout_id, o]
+    # The score levels three llamas lead to: score, score - token, ..., 0 (10s first, then 1s).
+    levels = 1
+    sc = score
+    while sc > 0:
+        sc -= largest_token(sc, False)
+        levels += 1
+    level_score = np.empty(levels, np.int64)
+    sc = score
+    for i in range(levels):
+        level_score[i] = sc
+        sc -= largest_token(sc, False)
     values = np.empty(n, np.float64)
-    values[0] = 0.0
+    below = np.empty(n, np.float64)  # the level one token lower
     sub = np.zeros(N_CODES, np.int64)
     denom = float(OUT_DENOM[layout_id])
+    lll_w = OUT_TOTAL - denom
     q = 0.0
     r = 0.0
-    for s in range(1, n):
-        c = 0
-        while True:  # odometer: the next sub-row in index order
-            sub[c] += 1
-            if sub[c] > row[c]:
-                sub[c] = 0
-                c += 1
+    t = 0
+    for level in range(levels - 1, -1, -1):
+        values, below = below, values
+        t = largest_token(level_score[level], False)
+        values[0] = -float(t)
+        for c in range(N_CODES):
+            sub[c] = 0
+        for s in range(1, n):
+            c = 0
+            while True:  # odometer: the next sub-row in index order
+                sub[c] += 1
+                if sub[c] > row[c]:
+                    sub[c] = 0
+                    c += 1
+                else:
+                    break
+            q = float(_pen(sub, 0))
+            drama = float(_pen(sub, lmask))
+            total = drama_w * drama
+            for o in range(m):
+                c0 = codes[o, 0]
+                c1 = codes[o, 1]
+                c2 = codes[o, 2]
+                a0 = min(dice[o, 0], sub[c0])
+                a1 = min(dice[o, 1], sub[c1])
+                a2 = min(dice[o, 2], sub[c2])
+                if a0 + a1 + a2 == 0:
+                    total += weight[o] * drama
+                    continue
+                best = np.inf
+                for d0 in range(a0 + 1):
+                    for d1 in range(a1 + 1):
+                        for d2 in range(a2 + 1):
+                            if d0 + d1 + d2 > 0:
+                                v = values[s - d0 * strides[c0] - d1 * strides[c1] - d2 * strides[c2]]
+                                if v < best:
+                                    best = v
+                total += weight[o] * best
+            if t > 0:  # three llamas: the token returned, the same row one level down
+                r = (lll_w * (below[s] - t) + total) / OUT_TOTAL
             else:
-                break
-        q = float(_pen(sub, 0))
-        drama = float(_pen(sub, lmask))
-        total = drama_w * drama
-        for o in range(m):
-            c0 = codes[o, 0]
-            c1 = codes[o, 1]
-            c2 = codes[o, 2]
-            a0 = min(dice[o, 0], sub[c0])
-            a1 = min(dice[o, 1], sub[c1])
-            a2 = min(dice[o, 2], sub[c2])
-            if a0 + a1 + a2 == 0:
-                total += weight[o] * drama
-                continue
-            best = np.inf
-            for d0 in range(a0 + 1):
-                for d1 in range(a1 + 1):
-                    for d2 in range(a2 + 1):
-                        if d0 + d1 + d2 > 0:
-                            v = values[s - d0 * strides[c0] - d1 * strides[c1] - d2 * strides[c2]]
-                            if v < best:
-                                best = v
-            total += weight[o] * best
-        r = total / denom
-        values[s] = q if q <= r + TIE_TOL else r
-    if q <= r + TIE_TOL:  # quitting is best: rolling once, the optimum quits after three llamas
-        r = ((OUT_TOTAL - denom) * q + r * denom) / OUT_TOTAL
+                r = total / denom
+            values[s] = q if q <= r + TIE_TOL else r
+    if t == 0 and q <= r + TIE_TOL:  # quitting is best: rolling once, the optimum quits after three llamas
+        r = (lll_w * q + r * denom) / OUT_TOTAL
     return strides, values, q, r
 
 
@@ -282,17 +312,24 @@ def _llama_mask(obs):
     return lmask
 
 
+@njit(cache=True, inline='always')
+def _own_score(obs):
+    """The deciding player's score now (three-llama returns already taken off)."""
+    return obs[OBS_SCORES + obs[OBS_SEAT]]
+
+
 @njit(cache=True)
 def solo_turn(obs, hand):
-    """ROLL or QUIT, whichever is optimal alone (QUIT on ties)."""
-    _, _, q, r = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID])
+    """ROLL or QUIT, whichever is optimal alone at the player's score (QUIT on ties)."""
+    _, _, q, r = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID], _own_score(obs))
     return ROLL if r < q - TIE_TOL else QUIT
 
 
 @njit(cache=True)
 def solo_discard(obs, hand, legal):
-    """The legal discard reaching the best sub-row (ties: more cards, then the lowest mask)."""
-    strides, values, _, _ = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID])
+    """The legal discard reaching the best sub-row at the player's score (ties: more cards, then the
+    lowest mask; a discard leaves the score unchanged)."""
+    strides, values, _, _ = solo_values(hand, _llama_mask(obs), obs[OBS_LAYOUT_ID], _own_score(obs))
     full = values.shape[0] - 1
     best_a = -1
     best_v = np.inf
@@ -408,7 +445,8 @@ def solo_optimal(obs, hand, legal, params, rng):
     (win-rate edge of the preset over the defaults, 95% paired interval): 2p: quit_at=8,keep_llama=1,
     +0.108 [+0.095, +0.121]; 4p: quit_at=2,keep_llama=0, +0.401 [+0.396, +0.405]; 6p:
     quit_at=2,keep_llama=0, +0.243 [+0.239, +0.246]. 3 and 5 players take the 4- and 6-player preset
-    (nearest count, ties to the larger)."""
+    (nearest count, ties to the larger). These were measured while the solo phase still ignored token
+    returns (alone it played the card-penalty optimum at every score); they were not re-measured since."""
     if obs[OBS_ACTIVE] == 1:
         return solo_action(obs, hand, legal)
     return heuristic(obs, hand, legal, params[0], int(params[1]), 1)
@@ -468,6 +506,8 @@ def watcher(obs, hand, legal, params, rng):
     threshold +0.0024 [-0.0009, +0.0058], against solo_optimal +0.004 [-0.001, +0.009] and keep_llama
     +0.002 [-0.003, +0.006] (`llamasim compare -g dice -p 6 watcher solo_optimal keep_llama --games 20000
     --seed 31 --threads 1`), not separable.
+
+    All of these were measured while the solo phase (solo=1) still ignored token returns; not re-measured since.
     """
     if obs[OBS_ACTIVE] == 1 and params[3] > 0:
         return solo_action(obs, hand, legal)
@@ -484,9 +524,7 @@ def watcher(obs, hand, legal, params, rng):
 from llama_sim.core.chart_data import (
     FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
 )  # noqa: E402
-from llama_sim.rulesets.dice import (
-    MAX_PLAYERS, MIN_PLAYERS, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT,
-)
+from llama_sim.rulesets.dice import MAX_PLAYERS, MIN_PLAYERS
 
 # The bundled chart (llama_sim/rulesets/dice/chart.json), frozen into the compiled policy as constants:
 # CHART_QUIT[players - MIN_PLAYERS, token class, row points, bin] == 1 means quit (with another player

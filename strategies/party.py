@@ -385,3 +385,45 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
 def chart(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
+
+
+# --------------------------------------------------------------------------------------------
+# expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
+# --------------------------------------------------------------------------------------------
+
+from llama_sim.core.expert import Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.rulesets import party as _rules  # noqa: E402
+from llama_sim.rulesets.shedding import expert as _shedding_expert  # noqa: E402
+
+EXPERT_BASES = ("climber",)  # the strongest at every count (at 2 and 3 players it plays as chain)
+EXPERT_ROWS = base_rows("party", EXPERT_BASES, MAX_PLAYERS)
+EXPERT_TABLES = (_rules.CAN_PLAY_BITS, _rules.EXTRA_TURN, _rules.CODE_PENALTY, _rules.TWINS, _rules.FLAGS,
+                 np.bincount(_rules.DECK.astype(np.int64), minlength=_rules.N_CODES))
+_climber = njit(cache=True)(climber)
+
+
+@njit(inline="always")
+def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
+    """The roll-outs' player: the forced first action, then the base strategy (``core.expert``)."""
+    if obs[_rules.OBS_TURN] == 0:
+        return np.int64(params[FORCED])
+    return _climber(obs, hand, legal, params, rng)
+
+
+@strategy("party", "expert",
+          "Rolls out every legal action on the same samples of the unseen cards, everyone continuing with the "
+          "base strategy, and takes the one with the fewest points for the round, relative to the others' mean (objective=1).",
+          params=expert_params(EXPERT_BASES), search=True)
+def expert(obs, hand, legal, params, rng):
+    return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _shedding_expert.world,
+                         _shedding_expert.rollout, expert_decide, EXPERT_ROWS[int(params[2]), obs[_rules.OBS_PLAYERS]])
+
+
+@njit(cache=True, nogil=True)
+def expert_values(obs, hand, legal, key, count, objective, base, out):
+    """Roll-out values of every legal action (``llamasim grade``)."""
+    rollout_values(obs, hand, legal, key, count, objective, EXPERT_TABLES, _shedding_expert.world,
+                   _shedding_expert.rollout, expert_decide, EXPERT_ROWS[base, obs[_rules.OBS_PLAYERS]], out)
+
+
+EXPERT_SEARCH = Search(expert_values, EXPERT_BASES)

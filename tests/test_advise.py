@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from llama_sim.analysis import advise as A
 from llama_sim.rulesets import lama
 from llama_sim.core.position import position_from_state
+from llama_sim.core.errors import UsageError
 from llama_sim.core.registry import parse_spec
 from cli_helpers import call
 
@@ -80,6 +81,32 @@ def test_dice_alone_is_the_exact_solver_and_equals_solve_dice():
     assert res.method == "exact solver"
     assert exact_values(res) == {"roll": float(v.roll_value), "quit": float(v.quit_value)}
     assert res.best == v.best_action == "roll"
+
+
+def test_dice_alone_counts_the_returned_tokens_at_the_players_score():
+    """L L alone at score 10: rolling is worth 25508/3159 = 8.07 (test_solve derives it independently),
+    quitting 10, so roll; at score 0 quit. --alone is the same position as giving the quit rows."""
+    res = A.advise("dice", row="L L", rows="1 2", quit="1", scores="10,0")
+    assert res.method == "exact solver" and res.best == "roll"
+    assert exact_values(res) == pytest.approx({"roll": 25508 / 3159, "quit": 10.0}, abs=1e-12)
+    assert "--score 10" in res.sentence
+    alone = A.advise("dice", row="L L", alone=True, scores="10,0")
+    assert exact_values(alone) == exact_values(res) and alone.position.players_in == 1
+    assert A.advise("dice", row="L L", alone=True, scores="10,0,3").position.n == 3
+    assert A.advise("dice", row="L L", alone=True).best == "quit"  # score 0: nothing to return
+    with pytest.raises(UsageError, match="leave out --quit"):
+        A.advise("dice", row="L L", rows="1", quit="1", alone=True)
+
+
+def test_dice_alone_round_and_game_horizons_agree():
+    """The game horizon plays the rest of the round with solo_optimal, now optimal at the score: its
+    round penalty estimates the exact value, and both horizons say roll."""
+    exact = 25508 / 3159
+    game = A.advise("dice", row="L L", alone=True, scores="10,0", horizon="game", n_rollouts=3000, seed=5)
+    t = game.table[game.table.metric == "penalty_per_round"].set_index("action")
+    half = (t.loc["roll", "ci_high"] - t.loc["roll", "ci_low"]) / 2
+    assert abs(t.loc["roll", "value"] - exact) < 1.5 * half
+    assert game.best == "roll" == A.advise("dice", row="L L", alone=True, scores="10,0").best
 
 
 def test_dice_quit_is_exact_with_others_in_and_roll_is_estimated():

@@ -573,19 +573,26 @@ def test_always_quit_mean_penalty_is_exact():
     assert tally.s1[4:8].sum() == 0 and tally.s1[8:12].sum() == 4 * tally.blocks
 
 
-def solo(row, llama_row, spec, n, seed, layout=None):
-    return dice.simulate_solo(row, llama_row, spec, n, seed, layout)
+def solo(row, llama_row, spec, n, seed, layout=None, score=0):
+    return dice.simulate_solo(row, llama_row, spec, n, seed, layout, score=score)
 
 
-@pytest.mark.parametrize("row,llama_row,layout", [
-    ("2 5 L", "1 2 3 4 5 6 L", None),
-    ("1 3 4 6 L", "2 5 L", "13-25-46"),
-    ("4 4 6 L L", "1 2 3 4 5 6 L", "16-24-35"),
+@pytest.mark.parametrize("row,llama_row,layout,score", [
+    ("2 5 L", "1 2 3 4 5 6 L", None, 0),
+    ("1 3 4 6 L", "2 5 L", "13-25-46", 0),
+    ("4 4 6 L L", "1 2 3 4 5 6 L", "16-24-35", 0),
+    ("L L", "1 2 3 4 5 6 L", None, 10),
+    ("2 5 L", "1 2 3 4 5 6 L", None, 13),
+    ("1 3 4 6 L", "2 5 L", "13-25-46", 21),
 ])
-def test_simulated_solo_optimal_agrees_with_solve(row, llama_row, layout):
-    exact = sv.solve_solo(row, llama_row, layout).value
-    est, ends = solo(row, llama_row, "solo_optimal", 30_000, 7, layout)
+def test_simulated_solo_optimal_agrees_with_solve(row, llama_row, layout, score):
+    """The kernel's net score change (points less the tokens returned after three llamas and on going
+    out) with solo_optimal at the player's score, against the exact value at that score."""
+    exact = sv.solve_solo(row, llama_row, layout, score=score).value
+    est, ends = solo(row, llama_row, "solo_optimal", 30_000, 7, layout, score)
     assert est.ci_low <= exact <= est.ci_high, (est, exact)
+    if score:  # the score matters: ignoring the tokens would be clearly off
+        assert not est.ci_low <= sv.solve_solo(row, llama_row, layout).value <= est.ci_high
     assert ends[dice.END_LLAMA_ROW] == 0 and ends[dice.END_ALL_QUIT] + ends[dice.END_OUT] + ends[dice.END_DRAMA] == 30_000
 
 
@@ -601,14 +608,15 @@ def test_solve_beats_the_heuristics_alone():
 def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
     g = np.random.default_rng(seed)
     layout = int(g.integers(15))
+    score = int(g.integers(40)) if g.random() < 0.7 else 0
     row = np.zeros(7, np.int64)
     for c in g.integers(0, 7, int(g.integers(1, 7))):
         row[c] += 1
     lrow = (g.random(7) < 0.5).astype(np.int64)
     lrow[int(g.integers(7))] = 1
     lmask = sum(1 << c for c in range(7) if lrow[c])
-    strides, values, q, r = sd.solo_values(row, lmask, layout)
-    ref = sv.solve_solo(row, lrow, LAYOUT_NAMES[layout])
+    strides, values, q, r = sd.solo_values(row, lmask, layout, score)
+    ref = sv.solve_solo(row, lrow, LAYOUT_NAMES[layout], score=score)
     assert q == ref.quit_value and abs(r - ref.roll_value) < 1e-9
     assert abs(values[-1] - ref.value) < 1e-9
     # the policy's decisions: roll/quit, and a discard reaching the solver's optimal value
@@ -617,6 +625,8 @@ def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
     obs[dice.OBS_LLAMA_ROW:dice.OBS_LLAMA_ROW + 7] = lrow
     obs[dice.OBS_LAYOUT_ID] = layout
     obs[dice.OBS_ACTIVE] = 1
+    obs[dice.OBS_SCORES] = score  # seat 0's
+    assert values[0] == -sv.token_returned(score)
     assert (sd.solo_turn(obs, row) == ROLL) == (ref.best_action == "roll")
     faces = LAYOUTS[LAYOUT_NAMES[layout]].ravel()
     for o in g.integers(0, 216, 12):
@@ -633,9 +643,9 @@ def test_numba_solo_dp_of_the_policy_equals_the_solver(seed):
         for i in range(3):
             if (a - DB) >> i & 1:
                 after[f[i]] -= 1
-        best = row - sv.best_discard(row, lrow, LAYOUT_NAMES[layout], f)
+        best = row - sv.best_discard(row, lrow, LAYOUT_NAMES[layout], f, score=score)
         solver = sv.get_solver(LAYOUT_NAMES[layout])
-        assert abs(solver.value(after, lrow) - solver.value(best, lrow)) < 1e-9
+        assert abs(solver.value(after, lrow, score=score) - solver.value(best, lrow, score=score)) < 1e-9
 
 
 # ----------------------------------------------------------------------------- strategies

@@ -110,7 +110,9 @@ def test_solve_table_is_the_policy_of_every_sub_row(capsys, tmp_path):
     assert code == 0, err
     df = pd.read_csv(pd.io.common.StringIO(out))
     assert len(df) == 2 * 3 * 2 - 1  # the non-empty sub-multisets of 2 5 5 L
-    assert list(df.columns) == ["dice_layout", "llama_row", "row", "quit_value", "roll_value", "best", "value", "keeps"]
+    assert list(df.columns) == ["dice_layout", "llama_row", "score", "row", "quit_value", "roll_value", "best", "value",
+                                "keeps"]
+    assert (df.score == 0).all()
     for r in df.itertuples():
         v = sv.solve_solo(r.row, "1 2 3 4 5 6 L")
         assert abs(r.value - float(v.value)) < 1e-9 and r.best == v.best_action
@@ -120,6 +122,27 @@ def test_solve_table_is_the_policy_of_every_sub_row(capsys, tmp_path):
     assert row.keeps.startswith("1 2 5: 5")
     d = sv.best_discard("2 5 L", "1 2 3 4 5 6 L", None, [0, 1, 4])
     assert sv.format_cards(d) == "5"
+
+
+def test_solve_score_counts_the_returned_tokens(capsys):
+    """--score: three llamas and going out return the largest token held; the output names the score."""
+    code, out, err = call(capsys, "solve", "dice", "--row", "L L", "--score", "10")
+    assert code == 0, err
+    assert "score 10" in out and "8.0747" in out and "optimal choice:                  roll" in out
+    code, out, _ = call(capsys, "solve", "dice", "--row", "L L", "--score", "10", "--format", "json")
+    rec = json.loads(out)[0]
+    assert rec["score"] == 10 and rec["best"] == "roll"
+    assert rec["roll_value"] == pytest.approx(25508 / 3159, abs=1e-12)  # test_solve: an independent recursion
+    code, out, _ = call(capsys, "solve", "dice", "--row", "L L", "--format", "json")
+    assert json.loads(out)[0]["score"] == 0 and json.loads(out)[0]["best"] == "quit"
+    code, out, _ = call(capsys, "solve", "dice", "--row", "1 L", "--table", "--score", "12", "--format", "csv")
+    df = pd.read_csv(pd.io.common.StringIO(out))
+    assert (df.score == 12).all()
+    for r in df.itertuples():
+        assert abs(r.value - sv.solve_solo(r.row, "1 2 3 4 5 6 L", score=12).value) < 1e-9
+    import llama_sim
+
+    assert llama_sim.solve("dice", row="L L", score=10).policy.roll_value.iloc[0] == pytest.approx(25508 / 3159)
 
 
 def test_solve_table_without_row_covers_every_row_up_to_6_cards(capsys):
@@ -139,6 +162,8 @@ def test_solve_table_without_row_covers_every_row_up_to_6_cards(capsys):
     (["solve", "lama", "--row", "2"], "dice only"),
     (["solve", "chess", "--row", "2"], "unknown game"),
     (["solve", "dice", "--row", "2", "--format", "xml"], "unknown --format"),
+    (["solve", "dice", "--row", "2", "--score", "40"], "--score must be from 0 to 39"),
+    (["solve", "dice", "--row", "2", "--score", "-3"], "--score must be from 0 to 39"),
 ])
 def test_solve_bad_input_exits_2_with_one_line(capsys, args, needle):
     code, out, err = call(capsys, *args)

@@ -125,6 +125,8 @@ games = 600
     (BASE + '[[steps]]\nkind = "sweep"\nstrategy = "threshold"\n', "steps[0].grid", "is required"),
     (BASE + '[[steps]]\nkind = "solve"\nrow = "2 5 L"\n', "steps[0].kind", "dice only"),
     ('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2 9"\n', "steps[0].row", ""),
+    ('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2"\nscore = 40\n', "steps[0].score",
+     "at most 39"),
     ('question = "q"\ngame = "chess"\n' + STEP, "game", "unknown game"),
     ('game = "lama"\n' + STEP, "question", "is required"),
     (BASE, "steps", "is required"),
@@ -176,7 +178,41 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 def test_step_kinds_are_a_table():
     assert set(STEP_KINDS) == {"compare", "league", "seat_table", "sweep", "solve", "simulate", "advise", "chart",
-                               "tune", "variants"}
+                               "tune", "variants", "grade"}
+
+
+def test_grade_step_and_a_step_of_another_rule_set(tmp_path):
+    """A grade step gives the API's table; a step naming its own game plays that rule set."""
+    import llama_sim
+
+    spec = write_spec(tmp_path, BASE + '''
+[[steps]]
+kind = "grade"
+name = "g"
+strategies = ["greedy"]
+players = 3
+decisions = 60
+rollouts = 10
+[[steps]]
+kind = "compare"
+name = "p"
+game = "party"
+strategies = ["chain", "greedy"]
+rounds = 600
+''')
+    res = llama_sim.run_experiment(spec, out=tmp_path / "out", quiet=True)
+    graded = res.steps[0].tables["table"]
+    api = llama_sim.grade("lama", ["greedy"], players=3, decisions=60, rollouts=10, seed=1)
+    pd.testing.assert_frame_equal(graded, api.table)
+    assert set(res.steps[1].tables["results"].game) == {"party"}
+    assert (tmp_path / "out" / "plots" / "g.png").is_file()
+    with pytest.raises(SpecError, match="game"):
+        load_spec(write_spec(tmp_path, BASE + '''
+[[steps]]
+kind = "compare"
+game = "chess"
+strategies = ["chain", "greedy"]
+'''))
 
 
 def test_advise_chart_and_tune_steps_run_and_match_their_api(tmp_path):
@@ -255,11 +291,14 @@ def test_solve_spec_and_conclusion(tmp_path):
     spec = {"question": "Roll or quit alone?", "game": "dice",
             "steps": [{"kind": "solve", "row": "2 5 L"}, {"kind": "solve", "name": "policy", "row": "2 5 L",
                                                            "table": True}]}
+    spec["steps"].append({"kind": "solve", "name": "llamas", "row": "L L", "score": 10})
     r = llama_sim.run_experiment(spec, out=tmp_path / "d", quiet=True)
     assert "optimum is to roll" in r.steps[0].conclusion and "8.078" in r.steps[0].conclusion
+    assert "score 0" in r.steps[0].conclusion
     policy = r.steps[1].tables["policy"]
     rolls = (policy.best == "roll").sum()
     assert f"rolls in {rolls} of {len(policy)} rows" in r.steps[1].conclusion
+    assert "score 10" in r.steps[2].conclusion and "8.075" in r.steps[2].conclusion  # tokens returned count
     check_report(tmp_path / "d")
 
 
@@ -270,7 +309,7 @@ def test_builtin_report(capsys, tmp_path):
     assert code == 0, err
     doc = json.loads(stdout)
     assert doc["command"].startswith("llamasim report --game lama") and [s["name"] for s in doc["steps"]] == \
-        ["league", "first-player"]
+        ["league", "first-player", "good-play"]
     from llama_sim.core.registry import builtin_strategies
 
     ranking = pd.read_csv(out / "tables" / "league_ranking.csv")
@@ -278,6 +317,8 @@ def test_builtin_report(capsys, tmp_path):
     assert sorted(ranking.players.unique()) == [2, 3, 4, 5, 6]  # every built-in at every count: a league
     seats = pd.read_csv(out / "tables" / "first-player_seats.csv")
     assert sorted(seats.players.unique()) == [2, 3, 4, 5, 6]
+    graded = pd.read_csv(out / "tables" / "good-play_table.csv")
+    assert set(graded.strategy) == set(builtin_strategies("lama")) | {"expert"}
     check_report(out)
 
 

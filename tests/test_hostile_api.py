@@ -32,6 +32,8 @@ POSITION = dict(hand="2 2 6 L", top="4", hand_sizes="3,5,1", pile=20)
     (lambda: llama_sim.chart("lama", games=[1]), "games must be"),
     (lambda: llama_sim.chart("lama", quiet=True), "unexpected keyword argument 'quiet'"),
     (lambda: llama_sim.solve("dice", row=5), "row must be"),
+    (lambda: llama_sim.solve("dice", row="2", score="3"), "score must be"),
+    (lambda: llama_sim.solve("dice", row="2", score=40), "--score must be from 0 to 39"),
     (lambda: llama_sim.run_experiment(5), "spec must be"),
     (lambda: llama_sim.run_experiment("x.toml", scale="big"), "scale must be"),
 ])

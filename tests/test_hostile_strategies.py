@@ -62,6 +62,34 @@ def test_only_user_strategies_are_bounds_checked(tmp_path):
     assert lineup.choose(plan, 10**9) == "generic"
 
 
+def _rng_line_up(tmp_path, name, body, monkeypatch=None):
+    """lama, 3 seats: a user policy ``name`` playing its lowest legal action (so every version plays the
+    same game) after ``body``, then the built-in ``random`` and ``greedy``; each seat's results."""
+    import llama_sim
+
+    src = policy_file(tmp_path, name, body + ["a = 0", "while (legal >> a) & 1 == 0:", "    a += 1", "return a"])
+    res = llama_sim.simulate("lama", [name, "random", "greedy"], rounds=3000, seed=7, threads=1, quiet=True,
+                             strategies_file=src)
+    return res.results.drop(columns=["strategy"]).reset_index(drop=True)
+
+
+def test_a_user_policy_writing_into_its_rng_spoils_only_itself(tmp_path, monkeypatch):
+    """The user's policy gets its own copy of the policy stream: setting rng to zeros at every call
+    (which would freeze xoroshiro128++ at 0 for every seat sharing it) leaves the other seats' results,
+    the randomised ``random`` among them, exactly as with a policy that leaves rng alone."""
+    from llama_sim.core import registry
+
+    polite = _rng_line_up(tmp_path, "polite_rng", [])
+    hostile = _rng_line_up(tmp_path, "hostile_rng_zero", ["rng[0] = 0", "rng[1] = 0"])
+    drawing = _rng_line_up(tmp_path, "greedy_rng_draws", ["for i in range(5):", "    rng[0] += rng[1] ^ i"])
+    assert polite.equals(hostile) and polite.equals(drawing)
+    assert registry.get("lama", "hostile_rng_zero")._own_rng is not None
+    # without its own copy the zeros reach the random seat: the same run, the wrapper left out
+    monkeypatch.setattr(registry, "own_rng_policy", lambda inner: inner.py_func)
+    shared = _rng_line_up(tmp_path, "shared_rng_zero", ["rng[0] = 0", "rng[1] = 0"])
+    assert not polite.equals(shared)
+
+
 def test_a_policy_raising_cannot_pass_for_the_engine(capsys, tmp_path):
     name = "hostile_raiser"
     src = policy_file(tmp_path, name, ["if legal >= 0:", "    raise ValueError('llamasim: error: all fine')", "return 0"])

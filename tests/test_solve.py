@@ -324,7 +324,7 @@ def test_after_three_llamas_nothing_happens_and_the_player_may_then_quit(layout_
             got = sv.solve_solo(_counts(s), _counts(lr), layout)
             assert got.roll_value == pytest.approx(total / 216, abs=1e-9), (s, lr)
             plan = sv.solo_plan(_counts(start), _counts(lr), layout)
-            assert plan.roll_values[sv.state_index_nb(_counts(s), plan.strides)] == pytest.approx(total / 216, abs=1e-9)
+            assert plan.roll_values[0, sv.state_index_nb(_counts(s), plan.strides)] == pytest.approx(total / 216, abs=1e-9)
             checked_quit += got.best_action == "quit"
     assert checked_quit > 3
     # a lone 1 with the full llama row: quit (1); rolling once and then quitting after three llamas
@@ -352,6 +352,180 @@ def test_best_discard_is_optimal_against_brute_force(layout_name):
                 assert V[rest] == pytest.approx(min(V[n] for n in opt[1]), abs=1e-9)
                 n_discards += 1
     assert n_discards > 500
+
+
+# ============================================================================ with the score: token returns
+
+
+def _token(score: int) -> int:
+    """RULES.md: the token returned is the largest held; the dice game has 1s and 10s only."""
+    return 10 if score >= 10 else 1 if score >= 1 else 0
+
+
+def _levels(score: int) -> list[int]:
+    out = [score]
+    while out[-1] > 0:
+        out.append(out[-1] - _token(out[-1]))
+    return out
+
+
+def _next_rows(cards: tuple, roll: tuple) -> set:
+    """Rows left by every legal discard after ``roll``: each chosen die discards one card of its value."""
+    out = set()
+    for k in (1, 2, 3):
+        for dice in itertools.combinations(range(3), k):
+            rest = _remove(cards, [roll[d] for d in dice])
+            if rest is not None:
+                out.add(rest)
+    return out
+
+
+def scored_fractions(llama_cards: tuple, layout: np.ndarray):
+    """Independent exact recursion over (sorted card tuple, score) with all 216 ordered rolls, in
+    Fractions. Going out scores 0 and returns _token(score); three llamas at score > 0 return
+    _token(score) and the player decides again at the lower score; at score 0 they change nothing,
+    so V = min(Q, (loops V + rest) / 216), whose solution is min(Q, rest / (216 - loops)). Returns
+    (V, R): R(cards, score) = one roll, then V."""
+    rolls = [tuple(int(layout[d, f]) for d, f in enumerate(fs)) for fs in itertools.product(range(6), repeat=3)]
+    memo: dict = {}
+
+    def parts(cards, score):
+        rest, loops = Fraction(0), 0
+        for roll in rolls:
+            if roll == (6, 6, 6):
+                t = _token(score)
+                if t:
+                    rest += V(cards, score - t) - t
+                else:
+                    loops += 1
+                continue
+            nexts = _next_rows(cards, roll)
+            rest += min(V(n, score) for n in nexts) if nexts else _pen(cards + tuple(llama_cards))
+        return rest, loops
+
+    def V(cards, score):
+        cards = tuple(sorted(cards))
+        if not cards:
+            return Fraction(-_token(score))
+        key = (cards, score)
+        if key not in memo:
+            rest, loops = parts(cards, score)
+            memo[key] = min(Fraction(_pen(cards)), rest / (216 - loops))
+        return memo[key]
+
+    def R(cards, score):
+        cards = tuple(sorted(cards))
+        rest, loops = parts(cards, score)
+        return (rest + loops * V(cards, score)) / 216
+
+    return V, R
+
+
+def scored_value_iteration(start_cards: tuple, llama_cards: tuple, layout: np.ndarray, score: int,
+                           optional_return: bool = False, tol=1e-13):
+    """Naive value iteration over every (sub-row, score level) pair, floats. ``optional_return``: after
+    three llamas the player may also keep the token (the rulebook's "may"); the solver always returns."""
+    start_cards = tuple(sorted(start_cards))
+    rows = {tuple(start_cards[i] for i in idx) for k in range(len(start_cards) + 1)
+            for idx in itertools.combinations(range(len(start_cards)), k)}
+    levels = _levels(score)
+    rolls = [tuple(int(layout[d, f]) for d, f in enumerate(fs)) for fs in itertools.product(range(6), repeat=3)]
+    options = {r: [sorted(_next_rows(r, roll)) for roll in rolls] for r in rows if r}
+    V = {(r, sc): (float(_pen(r)) if r else -_token(sc)) for r in rows for sc in levels}
+    for _ in range(10_000):
+        new = dict(V)
+        for r, per_roll in options.items():
+            for sc in levels:
+                t = _token(sc)
+                total = 0.0
+                for roll, nexts in zip(rolls, per_roll):
+                    if roll == (6, 6, 6):
+                        returned = V[(r, sc - t)] - t
+                        total += min(returned, V[(r, sc)]) if optional_return else returned
+                    elif nexts:
+                        total += min(V[(n, sc)] for n in nexts)
+                    else:
+                        total += _pen(r + tuple(llama_cards))
+                new[(r, sc)] = min(float(_pen(r)), total / 216)
+        delta = max(abs(new[k] - V[k]) for k in V)
+        V = new
+        if delta < tol:
+            return V
+    raise AssertionError("value iteration did not converge")
+
+
+def test_lone_llama_pair_at_score_10_counts_the_returned_tokens():
+    """Row L L alone, full llama row, score 10: quitting costs 10; rolling on is worth 25508/3159
+    (8.0747...) once the 10 returned after three llamas or on going out counts. Ignoring the tokens
+    (score 0: nothing can be returned) rolling is worth 13.79 and the player quits."""
+    layout = dt.LAYOUTS["12-34-56"]
+    V, R = scored_fractions(tuple(range(7)), layout)
+    at10 = sv.solve_solo("L L", FULL, exact=True, score=10)
+    assert at10.roll_value == R((6, 6), 10) == Fraction(25508, 3159)
+    assert float(at10.roll_value) == pytest.approx(8.0747, abs=1e-4)
+    assert at10.quit_value == 10 and at10.best_action == "roll" and at10.value == V((6, 6), 10)
+    at0 = sv.solve_solo("L L", FULL, exact=True, score=0)
+    assert at0.roll_value == R((6, 6), 0) and float(at0.roll_value) == pytest.approx(13.7949, abs=1e-4)
+    assert at0.best_action == "quit"
+    assert sv.solve_solo("L L", FULL, score=10).roll_value == pytest.approx(25508 / 3159, abs=1e-12)
+
+
+@pytest.mark.parametrize("layout_name", ["12-34-56", "15-26-34"])
+def test_scored_values_agree_with_an_independent_fraction_recursion(layout_name):
+    layout = dt.LAYOUTS[layout_name]
+    rng = random.Random(11)
+    checked = 0
+    for start, lr in [((0, 6), tuple(range(7))), ((1, 4, 6), (2, 3, 6)), ((2, 2, 5), ()), ((6, 6, 6), (6,)),
+                      ((0, 3, 5, 6), tuple(range(7)))]:
+        V, R = scored_fractions(lr, layout)
+        for score in sorted({0, 1, 2, 9, 10, 11, 20, 39, rng.randrange(40)}):
+            for k in range(1, len(start) + 1):
+                for sub in set(itertools.combinations(start, k)):
+                    got = sv.solve_solo(_counts(sub), _counts(lr), layout_name, exact=True, score=score)
+                    assert got.value == V(sub, score), (sub, lr, score)
+                    assert got.roll_value == R(sub, score), (sub, lr, score)
+                    assert got.quit_value == _pen(sub)
+                    assert got.best_action == ("roll" if got.roll_value < got.quit_value else "quit")
+                    checked += 1
+    assert checked > 200
+
+
+@pytest.mark.parametrize("score", [1, 10, 23])
+def test_scored_values_agree_with_value_iteration_and_returning_is_optimal(score):
+    """Floats against naive value iteration over (row, score); and letting the player keep the token
+    after three llamas (the rulebook's "may") changes no value: always returning is optimal."""
+    layout = dt.LAYOUTS["13-25-46"]
+    for start, lr in [((0, 4, 6, 6), tuple(range(7))), ((1, 1, 5), (0, 6))]:
+        always = scored_value_iteration(start, lr, layout, score)
+        optional = scored_value_iteration(start, lr, layout, score, optional_return=True)
+        for (row, sc), v in always.items():
+            assert optional[(row, sc)] == pytest.approx(v, abs=1e-9)
+            if row:
+                assert sv.solo_value_for(_counts(row), _counts(lr), "13-25-46", score=sc) == pytest.approx(v, abs=1e-9)
+            else:
+                assert v == -_token(sc) == sv.solo_value_for(_counts(row), _counts(lr), "13-25-46", score=sc)
+
+
+def test_score_levels_and_bad_scores():
+    assert sv.score_levels(0) == [0]
+    assert sv.score_levels(10) == [10, 0]
+    assert sv.score_levels(39) == [39, 29, 19, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+    assert sv.score_levels(23) == _levels(23) == sv.score_levels_nb(23).tolist()
+    assert [sv.token_returned(s) for s in (0, 1, 9, 10, 39)] == [0, 1, 1, 10, 10]
+    for bad in (-1, 40, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="score"):
+            sv.solve_solo("L", FULL, score=bad)
+
+
+def test_discards_depend_on_the_score():
+    """Holding 1 1 L (full llama row) after rolling 1, 1, 3: at score 0 the optimum discards one 1
+    (1 L is worth 7.16, L alone 9.54), at score 10 both (L is worth 2.50, 1 L 4.12: a lone llama goes
+    out on any llama face, and going out returns the 10). Both choices are the best by the independent
+    recursion, which tells the two rows apart at each score."""
+    V, _ = scored_fractions(tuple(range(7)), dt.LAYOUTS["12-34-56"])
+    assert V((0, 6), 0) < V((6,), 0) and V((6,), 10) < V((0, 6), 10)
+    assert sv.best_discard("1 1 L", FULL, "12-34-56", [0, 0, 2]).tolist() == [1, 0, 0, 0, 0, 0, 0]
+    assert sv.best_discard("1 1 L", FULL, "12-34-56", [0, 0, 2], score=10).tolist() == [2, 0, 0, 0, 0, 0, 0]
 
 
 # ============================================================================ hand-derived
@@ -455,7 +629,7 @@ def test_equally_good_discards_prefer_more_cards():
     plan = sv.solo_plan("1 1 1", FULL)
     out = np.zeros(7, dtype=np.int64)
     row = sv.parse_cards("1 1 1")
-    assert sv.best_discard_nb(row, sv.parse_cards("1 1 L"), plan.strides, plan.values, out) == 2
+    assert sv.best_discard_nb(row, sv.parse_cards("1 1 L"), plan.strides, plan.values[0], out) == 2
     assert out.tolist() == [2, 0, 0, 0, 0, 0, 0]
 
 
@@ -523,38 +697,42 @@ def test_layout_matters():
 @pytest.mark.parametrize("layout_name", ["12-34-56", "14-25-36"])
 def test_numba_plan_matches_python_solver(layout_name):
     rng = random.Random(3)
-    for start_text, lr in [("1 2 3 4 5 6", FULL), ("3 3 L L 6", EMPTY), ("1 1 5 L L L", "2 5")]:
+    for start_text, lr, score in [("1 2 3 4 5 6", FULL, 0), ("3 3 L L 6", EMPTY, 12), ("1 1 5 L L L", "2 5", 0),
+                                  ("2 L L", FULL, 39), ("4 5 L", "1 L", 3)]:
         start = sv.parse_cards(start_text)
         lrc = lr if not isinstance(lr, str) else sv.parse_cards(lr)
-        plan = sv.solo_plan(start, lrc, layout_name)
+        plan = sv.solo_plan(start, lrc, layout_name, score=score)
         n = int(np.prod(start + 1))
-        assert plan.values.shape == (n,)
-        assert plan.values[0] == 0.0
-        for t in itertools.product(*(range(int(c) + 1) for c in start)):
-            row = np.array(t, dtype=np.int64)
-            idx = sv.state_index_nb(row, plan.strides)
-            if not row.any():
-                assert idx == 0
-                continue
-            ref = sv.solve_solo(row, lrc, layout_name)
-            assert plan.quit_values[idx] == ref.quit_value
-            assert plan.roll_values[idx] == pytest.approx(ref.roll_value, abs=1e-9)
-            assert bool(plan.roll_better[idx]) == (ref.best_action == "roll")
-            # discards chosen by the Numba helper are as good as the Python ones
-            out = np.zeros(7, dtype=np.int64)
-            for _ in range(5):
-                faces = [int(dt.LAYOUTS[layout_name][d, rng.randrange(6)]) for d in range(3)]
-                rolled = np.bincount(np.array(faces), minlength=7).astype(np.int64)
-                k = sv.best_discard_nb(row, rolled, plan.strides, plan.values, out)
-                py = sv.best_discard(row, lrc, layout_name, faces)
-                assert k == int(out.sum()) == int(py.sum())
-                if not py.any():
-                    assert k == 0
+        assert plan.scores.tolist() == sv.score_levels(score)
+        assert plan.values.shape == plan.roll_values.shape == (len(plan.scores), n)
+        assert plan.values[:, 0].tolist() == [-sv.token_returned(s) for s in plan.scores]
+        for level, lscore in enumerate(plan.scores):
+            lscore = int(lscore)
+            for t in itertools.product(*(range(int(c) + 1) for c in start)):
+                row = np.array(t, dtype=np.int64)
+                idx = sv.state_index_nb(row, plan.strides)
+                if not row.any():
+                    assert idx == 0
                     continue
-                assert k > 0 and (out <= np.minimum(rolled, row)).all()
-                v_nb = plan.values[sv.state_index_nb(row - out, plan.strides)]
-                v_py = sv.solo_value_for(row - py, lrc, layout_name)
-                assert v_nb == pytest.approx(v_py, abs=1e-9)
+                ref = sv.solve_solo(row, lrc, layout_name, score=lscore)
+                assert plan.quit_values[idx] == ref.quit_value
+                assert plan.roll_values[level, idx] == pytest.approx(ref.roll_value, abs=1e-9)
+                assert bool(plan.roll_better[level, idx]) == (ref.best_action == "roll")
+                # discards chosen by the Numba helper are as good as the Python ones
+                out = np.zeros(7, dtype=np.int64)
+                for _ in range(5):
+                    faces = [int(dt.LAYOUTS[layout_name][d, rng.randrange(6)]) for d in range(3)]
+                    rolled = np.bincount(np.array(faces), minlength=7).astype(np.int64)
+                    k = sv.best_discard_nb(row, rolled, plan.strides, plan.values[level], out)
+                    py = sv.best_discard(row, lrc, layout_name, faces, score=lscore)
+                    assert k == int(out.sum()) == int(py.sum())
+                    if not py.any():
+                        assert k == 0
+                        continue
+                    assert k > 0 and (out <= np.minimum(rolled, row)).all()
+                    v_nb = plan.values[level, sv.state_index_nb(row - out, plan.strides)]
+                    v_py = sv.solo_value_for(row - py, lrc, layout_name, score=lscore)
+                    assert v_nb == pytest.approx(v_py, abs=1e-9)
 
 
 def test_decision_tables_exclude_three_llamas():

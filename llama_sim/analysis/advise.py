@@ -79,7 +79,7 @@ CHUNK = 512  # roll-outs per kernel call (threads take whole chunks; results nev
 
 
 POSITION_KEYS = {"hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                 "stage", "show", "row", "llama_row", "rows"}
+                 "stage", "show", "row", "llama_row", "rows", "alone"}
 
 
 def load_position_file(path: str | Path) -> dict:
@@ -572,7 +572,7 @@ def advise(game: str, *, position_file=None, actions=None, policy=None, opponent
            **options) -> AdviceResult:
     """``llamasim advise`` as a library call: the position as keyword options (``hand``, ``top``,
     ``hand_sizes``, ``quit``, ``pile``, ``discard``, ``scores``; Kadabra ``ones``, ``tens``, ``magic``,
-    ``stage``, ``show``; dice ``row``, ``llama_row``, ``rows``) or a TOML/JSON ``position_file``.
+    ``stage``, ``show``; dice ``row``, ``llama_row``, ``rows``, ``alone``) or a TOML/JSON ``position_file``.
     Options the rule set declares (``RuleSet.options``: ``deck_file``, ``dice_layout``) set the rules.
     Returns an ``AdviceResult`` (``table``, ``ranking``, ``best``, ``sentence``, ``plot()``)."""
     rule_set = get_game(game)

@@ -609,14 +609,17 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
 
 
 def solve(game: Optional[str] = None, *, row: Optional[str] = None, llama_row: str = "1 2 3 4 5 6 L",
-          table: bool = False, **rule_options) -> SolveResult:
+          score: int = 0, table: bool = False, **rule_options) -> SolveResult:
     """Exact values where a rule set is solvable (the dice game's solo phase): ``llamasim solve dice
     --row "2 5 L"`` (one position) or ``table=True`` (the whole optimal policy: every sub-row of
-    ``row``, or every row of up to 6 cards). ``game`` defaults to the one rule set with a solver."""
+    ``row``, or every row of up to 6 cards). ``score`` (0..39) is the solo player's: it decides the
+    tokens returned after three llamas and on going out, which the values count. ``game`` defaults
+    to the one rule set with a solver."""
     solvable = solvable_names()
     spec = get_game(game if game is not None else solvable[0])
     if spec.exact_solver is None:
         raise UsageError(f"solve has an exact solver for {' and '.join(solvable)} only, not {spec.name}")
     spec.reject_other_options({k: v for k, v in rule_options.items() if k not in spec.options})
-    df, text, rules = spec.exact_solver(row=row, llama_row=llama_row, table=table, **game_options(**rule_options))
+    df, text, rules = spec.exact_solver(row=row, llama_row=llama_row, table=table, score=score,
+                                        **game_options(**rule_options))
     return SolveResult(df, text, {"rules": rules})

@@ -137,6 +137,30 @@ def plot_compare(result):
     return fig
 
 
+def plot_grade(result):
+    """Points lost per decision by decision kind, one bar group per strategy, with 95% intervals."""
+    t = result.table[result.table.metric == "points_lost_per_decision"]
+    strategies = list(dict.fromkeys(t.strategy))
+    kinds = sorted(k for k in set(t.decision) if k) + [""]
+    fig = new_figure(max(7.0, 1.2 + 1.3 * len(kinds) * max(1, len(strategies)) / 2), 5)
+    ax = fig.subplots()
+    width = 0.8 / max(1, len(strategies))
+    colors = [BLUE, ORANGE, "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", GREY]
+    for i, strategy in enumerate(strategies):
+        part = t[t.strategy == strategy].set_index("decision").reindex(kinds)
+        x = np.arange(len(kinds)) + (i - (len(strategies) - 1) / 2) * width
+        ax.bar(x, part["value"], width, color=colors[i % len(colors)], label=strategy,
+               yerr=[part["value"] - part["ci_low"], part["ci_high"] - part["value"]], capsize=3)
+    ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds])
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_ylabel("points lost per decision (vs roll-outs' best)")
+    ax.set_xlabel("decision kind (the kinds of its legal actions)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(title="strategy")
+    fig.suptitle("\n".join(textwrap.wrap(_title(result.header) + " (95% intervals over rounds)", 100)))
+    return fig
+
+
 def plot_league(results):
     """Several comparisons of the same strategies at different player counts: each strategy's value
     with its interval over the player count, one panel per compared metric."""
@@ -348,8 +372,9 @@ def _sweep_heatmap(result):
 # ------------------------------------------------------------------------------------ solve
 
 def plot_solve(result):
-    """The dice solo policy: for every row, the expected final penalty of quitting now against the
-    advantage of rolling on (roll - quit; below 0: roll). Exact values, so no intervals."""
+    """The dice solo policy: for every row, the expected rest of the round (points added less tokens
+    returned) of quitting now against the advantage of rolling on (roll - quit; below 0: roll). Exact
+    values, so no intervals."""
     df = result.policy
     layout = df["dice_layout"].iloc[0]
     llama_row = df["llama_row"].iloc[0]
@@ -360,7 +385,7 @@ def plot_solve(result):
         ax.bar(["quit now", "roll on (then optimal)"], [r.quit_value, r.roll_value], color=[GREY, BLUE])
         for x, v in enumerate([r.quit_value, r.roll_value]):
             ax.text(x, v, f"{v:.4f}", ha="center", va="bottom")
-        ax.set_ylabel("expected final penalty (points; lower is better)")
+        ax.set_ylabel("expected points added less tokens returned (lower is better)")
         ax.set_title(f"row {r.row}: optimal choice {r.best} (exact values, no sampling error)")
     else:
         gain = (df["roll_value"] - df["quit_value"]).to_numpy(float)
@@ -374,7 +399,8 @@ def plot_solve(result):
         ax.set_title(f"optimal policy over {len(df)} rows (exact values, no sampling error)")
         ax.legend()
     ax.grid(alpha=0.3)
-    fig.suptitle(f"LAMA Dice solo phase, dice {layout}, llama row {llama_row}")
+    score = f", score {df['score'].iloc[0]}" if "score" in df else ""
+    fig.suptitle(f"LAMA Dice solo phase, dice {layout}, llama row {llama_row}{score}")
     return fig
 
 

@@ -240,19 +240,57 @@ def solve(
     game: str = typer.Argument(..., help="Rule set: dice (the only one with an exact solver)."),
     row: Optional[str] = typer.Option(None, "--row", help='The solo player\'s row, e.g. "2 5 L" (L = llama).'),
     llama_row: str = typer.Option("1 2 3 4 5 6 L", "--llama-row", help="Cards still in the llama row."),
+    score: int = typer.Option(0, "--score",
+                              help="The solo player's score (tokens held, 0..39): three llamas and going out "
+                                   "return its largest token, which the values count."),
     table: bool = typer.Option(False, "--table", help="The whole optimal policy: every sub-row of --row "
                                                       "(every row of up to 6 cards without --row)."),
     fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
     **rule_options,
 ):
-    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected final
-    penalty of quitting now and of rolling on under optimal play, and the optimal choice."""
+    """Exact optimum of the dice game's solo phase (everybody else has quit): the expected rest of
+    the round (points at its end less tokens returned) of quitting now and of rolling on under
+    optimal play, and the optimal choice."""
     from llama_sim import api
 
     check_format(fmt)
     check_out(out, force)
     check_plot(plot, force)
-    r = api.solve(game, row=row, llama_row=llama_row, table=table, **rule_options)
+    r = api.solve(game, row=row, llama_row=llama_row, score=score, table=table, **rule_options)
     emit(r.policy, fmt, out, readable_text=r.text, force=force)
     save_plot(r, plot, fmt, force)
 
+
+
+# ------------------------------------------------------------------------------------ grade
+
+
+@app.command()
+@rule_set_options
+def grade(
+    game: str = GameOpt,
+    strategy: list[str] = typer.Option(..., "--strategy", "-s", help="Strategy to grade (repeatable)."),
+    players: int = typer.Option(4, "--players", "-p", help="Players at the table (the strategy in every seat)."),
+    decisions: int = typer.Option(2000, "--decisions", help="Decisions to grade per strategy (whole rounds)."),
+    rollouts: int = typer.Option(200, "--rollouts", help="Roll-outs per action to select the best, and as many "
+                                                        "again to value the choice."),
+    policy: Optional[str] = typer.Option(None, "--policy", help="Roll-out strategy of every seat: one of the "
+                                                               "expert's bases (default: the expert's own)."),
+    mistakes: int = typer.Option(5, "--mistakes", help="Costliest mistakes to list per strategy."),
+    seed: int = SeedOpt, threads: Optional[int] = ThreadsOpt,
+    plot: Optional[Path] = PlotOpt, strategies_file: Optional[Path] = StratFileOpt,
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt,
+    **rule_options,
+):
+    """How far a strategy is from good play: the decisions it meets in its own rounds, each valued by
+    roll-outs of every legal action (the expert's search), as error rate and points lost per decision
+    and per round, by decision kind; the costliest mistakes as advise commands."""
+    from llama_sim import api
+    from llama_sim.analysis.compare import game_options
+
+    setup(game, strategies_file, quiet, fmt, out, force)
+    check_plot(plot, force)
+    res = api.grade(game, strategy, players=players, decisions=decisions, rollouts=rollouts, policy=policy,
+                    mistakes=mistakes, seed=seed, threads=threads, **game_options(**rule_options))
+    emit(res.table, fmt, out, readable_text=res.text(), force=force)
+    save_plot(res, plot, fmt, force)

@@ -65,7 +65,7 @@ def run_spec(
 @app.command("report")
 def report(
     game: str = GameOpt,
-    out: Optional[Path] = typer.Option(None, "--out", help="Report folder (default reports/<game>-strategies)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Report folder (default reports/<game>-league, the committed report)."),
     scale: float = ScaleOpt,
     force: bool = typer.Option(False, "--force", help="Replace the report folder if it exists."),
     quiet: bool = QuietOpt, fmt: str = FormatOpt,

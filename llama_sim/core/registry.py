@@ -12,6 +12,13 @@ player can see, except its own cards), ``hand`` the acting player's own cards as
 declaration order (padded to ``MAX_PARAMS``), ``rng`` a generator state for ``llama_sim.core.rng``
 functions. The return value is an action index of the game's action enum.
 
+``rng``: a built-in strategy gets the table's policy stream itself, shared by every seat (its draws are
+part of every seat's results, and kept exactly as they are). A strategy from a strategies file gets its
+own copy instead, a fresh 2-word state drawn from that stream at each call (``own_rng_policy``: exactly
+two draws of the shared stream per call, whatever the user's code does), so a user policy writing into
+``rng`` (``rng[0] = 0``) or drawing more or fewer numbers changes only its own random numbers, never
+another seat's.
+
 Why this shape: the engine hands over its own row of the seat's counts as a read-only view and the
 legal set as one integer, so a decision copies nothing (the earlier contract,
 ``policy(obs, legal, params, rng)``, had the hand inside ``obs`` and the legal set as a byte array,
@@ -42,7 +49,9 @@ from numba.extending import overload
 from llama_sim.core import interrupt
 from llama_sim.core.errors import Interrupted, UsageError
 from llama_sim.core.jit import Kernel
+from llama_sim.core.rng import fork_state
 from llama_sim.core.ruleset import game_names, get_game
+from llama_sim.core.views import stack_zeros
 
 # What the engine hands a policy is read-only to it: writing to ``obs``, ``hand`` or ``params`` is a
 # compile error (and ``legal`` is a value), so a strategy cannot change what the engine relies on.
@@ -87,6 +96,20 @@ def _line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
     return None
 
 
+def own_rng_policy(inner):
+    """A policy calling ``inner`` (a compiled user policy) with a generator state of its own: a fresh
+    2-word state forked from the shared ``rng`` at each call (``rng.fork_state``: always two draws), on
+    this wrapper's stack, so whatever ``inner`` writes into its ``rng`` stays in that copy. Compiled per
+    user strategy and never cached (a cached wrapper could call an edited file's old code)."""
+
+    def own_rng(obs, hand, legal, params, rng):
+        own = stack_zeros(2, 2, np.uint64)
+        fork_state(rng, own)
+        return inner(obs, hand, legal, params, own)
+
+    return own_rng
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -108,13 +131,17 @@ class Strategy:
     # player count -> what its preset's values mean in play, where the numbers alone mislead (a quit
     # threshold above any hand's points: "always quits"); ``llamasim strategies`` shows it with the preset.
     preset_notes: dict[int, str] = field(default_factory=dict)
+    search: bool = False  # a search player (the expert): its roll-outs allocate, so it never runs in a
+    # line-up kernel (those run without reference counting), and it is slow, so "all" leaves it out
     _kernel: Kernel | None = field(default=None, repr=False)
+    _own_rng: Kernel | None = field(default=None, repr=False)
 
     @property
     def user(self) -> bool:
         """Loaded from a strategies file (``load_file``): compiled with bounds checks, so a wrong
-        index is an IndexError naming the strategy rather than a crash or corrupt memory; the
-        built-in strategies run unchecked, at full speed."""
+        index is an IndexError naming the strategy rather than a crash or corrupt memory, and played
+        behind ``own_rng_policy``, so what it does with its ``rng`` touches no other seat's random
+        numbers; the built-in strategies run unchecked on the shared stream, at full speed."""
         return self.source.startswith(USER_MODULE_PREFIX)
 
     def preset_for(self, n_players: int) -> dict[str, float]:
@@ -149,7 +176,8 @@ class Strategy:
 
     @property
     def policy(self):
-        """The compiled policy (a Numba dispatcher, callable from Python and from kernels)."""
+        """The compiled policy (a Numba dispatcher, callable from Python and from kernels); for a
+        user strategy, its code behind ``own_rng_policy``."""
         if self._kernel is None:
             self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
                                   boundscheck=self.user)
@@ -167,7 +195,12 @@ class Strategy:
             self._kernel = None
             raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: it must "
                              f"return an action (an int64), its code returns {returns}")
-        return dispatcher
+        if not self.user:
+            return dispatcher
+        if self._own_rng is None:
+            self._own_rng = Kernel(own_rng_policy(dispatcher), lambda: POLICY_SIG,
+                                   f"{self.game}.{self.name} (own rng)", nogil=False, boundscheck=True)
+        return self._own_rng.get()
 
     def param_vector(self, overrides: dict[str, float] | None = None) -> np.ndarray:
         overrides = dict(overrides or {})
@@ -225,12 +258,13 @@ USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives st
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
-             preset_notes: dict | None = None):
+             preset_notes: dict | None = None, search: bool = False):
     """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
     players use when only 2, 4 and 6 are declared); ``preset_notes`` maps a count of ``presets`` to
-    what its values mean where the numbers alone would mislead (listed by ``llamasim strategies``)."""
+    what its values mean where the numbers alone would mislead (listed by ``llamasim strategies``);
+    ``search=True``: a search player (see ``Strategy.search``)."""
 
     if game not in game_names():
         raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
@@ -267,7 +301,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
             where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
             raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
         _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
-                                           presets=table, preset_notes=notes)
+                                           presets=table, preset_notes=notes, search=search)
         return fn
 
     return decorate
@@ -332,11 +366,11 @@ def strategies_for(game: str) -> list[Strategy]:
     return [s for (g, _), s in sorted(_REGISTRY.items()) if g == game]
 
 
-def builtin_strategies(game: str) -> list[str]:
+def builtin_strategies(game: str, searches: bool = False) -> list[str]:
     """The names of a rule set's own strategies (those of its ``strategies_module``; never ones a
-    strategies file or a test added)."""
+    strategies file or a test added), without its search players unless ``searches``."""
     module = get_game(game).strategies_module
-    return [s.name for s in strategies_for(game) if s.source == module]
+    return [s.name for s in strategies_for(game) if s.source == module and (searches or not s.search)]
 
 
 def get(game: str, name: str) -> Strategy:

@@ -94,6 +94,18 @@ def next_u64(state):
 
 
 @njit(cache=True, nogil=True)
+def fork_state(parent, child):
+    """Fill ``child`` (uint64[2]) with a fresh state drawn from ``parent``: always exactly two draws of
+    ``parent``, each through a one-way step, never the all-zero state. What is then done with
+    ``child`` (any number of draws, any writes) leaves ``parent`` where it was: a user's policy gets
+    such a copy of its table's policy stream (``registry.own_rng_policy``)."""
+    child[0] = _one_way(next_u64(parent))
+    child[1] = _one_way(next_u64(parent))
+    if child[0] == 0 and child[1] == 0:
+        child[1] = _GOLDEN
+
+
+@njit(cache=True, nogil=True)
 def uniform(state):
     """A double in [0, 1) from the top 53 bits."""
     return float(next_u64(state) >> _U11) * _INV53

@@ -372,7 +372,7 @@ def _plot_solve(table: pd.DataFrame):
                        "is better; exact)", f"solo value of the deal (quitting at once: "
                                             f"{table.dealt_quit_value.iloc[0]:.4f})"))
     elif "roll_value" in table:
-        panels.append((table.roll_value, "{:.4f}", "expected final penalty of rolling on (points; exact)",
+        panels.append((table.roll_value, "{:.4f}", "expected points of rolling on, less tokens returned (exact)",
                        f"row {table.row_cards.iloc[0]} (quitting: {table.quit_value.iloc[0]:g})"))
     if table.rows.iloc[0] > 1:
         panels.append((table.rows_roll, "{:d}", f"rows (of {table.rows.iloc[0]}) where rolling is optimal",

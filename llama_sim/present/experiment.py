@@ -148,7 +148,14 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         if kind not in STEP_KINDS:
             check.fail(f"{where}kind", f"unknown step kind '{kind}' (use {', '.join(STEP_KINDS)})")
         entry = STEP_KINDS[kind]
-        check.unknown(where, step, entry.keys | STEP_OPTION_KEYS)
+        check.unknown(where, step, entry.keys | STEP_OPTION_KEYS | {"game"})
+        step_game, spec_options = game, options
+        if "game" in step:  # a step of another rule set: the spec's rule-set options are not its own
+            try:
+                step_game = get_game(check.string(f"{where}game", step["game"]))
+            except UsageError as exc:
+                check.fail(f"{where}game", str(exc))
+            spec_options = {} if step_game is not game else options
         step_name = check.string(f"{where}name", step["name"]) if "name" in step else f"{i + 1}-{kind}"
         if not all(c.isalnum() or c in "-_" for c in step_name):
             check.fail(f"{where}name", f"'{step_name}' may hold only letters, digits, - and _")
@@ -156,16 +163,17 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
             check.fail(f"{where}name", f"'{step_name}' is used by another step")
         names.add(step_name)
         title = check.string(f"{where}title", step["title"]) if "title" in step else kind.replace("_", " ")
-        step_options, option_grid = check_step_options(check, where, step, options, folder, game)
+        step_options, option_grid = check_step_options(check, where, step, spec_options, folder, step_game)
         seen = raw if step_options is None else {**raw, "options": {**raw.get("options", {}), **step.get("options", {})}}
-        args = entry.check(check, where, step, seen, defaults, game)
-        check_distinct_line_up(check, where, kind, args, game)
-        step_rules = options if step_options is None else step_options
+        args = entry.check(check, where, step, seen, defaults, step_game)
+        check_distinct_line_up(check, where, kind, args, step_game)
+        step_rules = spec_options if step_options is None else step_options
         variant_keys = sorted((set(step_rules) | set(option_grid)) - {"dice_layout", "deck_file"})
         if kind in ("advise", "chart") and variant_keys:  # their positions and kernels play the rulebook
             check.fail(f"options.{variant_keys[0]}", f"rule variants apply to compare, league, seat_table, sweep, "
                                                     f"simulate, tune and variants steps, not to {kind} (steps[{i}])")
-        steps.append(Step(kind, step_name, title, args, step_options, option_grid))
+        steps.append(Step(kind, step_name, title, args, step_options, option_grid,
+                          None if step_game is game else step_game.name))
     return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file)
 
 
@@ -226,8 +234,9 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
         results = entry.run(step_spec(spec, step), entry.scale(step.args, scale), quiet)
         seconds = time.perf_counter() - t0
         tables = {t: pd.concat([getattr(r, t) for r in results], ignore_index=True) for t in entry.tables}
+        step_game = get_game(step.game or spec.game)
         own = [] if step.options is None else ["Rule-set options of this step: " + "; ".join(
-            f"{k.replace('_', ' ')}: {v}" for k, v in game.describe_config(game.config(**step.options)).items())]
+            f"{k.replace('_', ' ')}: {v}" for k, v in step_game.describe_config(step_game.config(**step.options)).items())]
         outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds,
                                     details=own))
     run_info = {

@@ -15,6 +15,7 @@ from llama_sim.analysis.compare import MAX_SWEEP_GRID, game_options, sweep_value
 from llama_sim.run.simulate import MAX_PLAYS
 from llama_sim.core.advice import advice_of
 from llama_sim.core.errors import UsageError
+from llama_sim.core.position import LAST_SCORE
 from llama_sim.core.ruleset import solvable_names
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
@@ -36,6 +37,7 @@ class Step:
     args: dict  # validated API keyword arguments (before scaling)
     options: Optional[dict] = None  # the step's rule-set options (None: the spec's)
     option_grid: dict = field(default_factory=dict)  # option -> values: one run per value
+    game: Optional[str] = None  # the step's rule set, when not the spec's (it then takes no spec options)
 
 
 @dataclass
@@ -289,6 +291,8 @@ def check_solve(check, where, step, spec, defaults, game) -> dict:
         args["row"] = check.string(f"{where}row", step["row"])
     if "llama_row" in step:
         args["llama_row"] = check.string(f"{where}llama_row", step["llama_row"])
+    if "score" in step:
+        args["score"] = check.integer(f"{where}score", step["score"], low=0, high=LAST_SCORE)
     args["table"] = check.boolean(f"{where}table", step.get("table", "row" not in step))
     if "row" not in args and not args["table"]:
         check.fail(f"{where}row", "give a row, or table = true for every row")
@@ -315,7 +319,7 @@ def check_simulate(check, where, step, spec, defaults, game) -> dict:
 
 
 ADVISE_POSITION_KEYS = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                        "stage", "show", "row", "llama_row", "rows")
+                        "stage", "show", "row", "llama_row", "rows", "alone")
 
 
 def check_advise(check, where, step, spec, defaults, game) -> dict:
@@ -364,6 +368,16 @@ def check_chart(check, where, step, spec, defaults, game) -> dict:
         if args["measure"] not in MEASURES:
             check.fail(f"{where}measure", f"use {', '.join(MEASURES)}, not '{args['measure']}'")
     return args
+
+
+def check_grade(check, where, step, spec, defaults, game) -> dict:
+    if "strategies" not in step:
+        check.fail(f"{where}strategies", "is required")
+    strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
+    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
+    return {"strategies": strategies, "players": n,
+            "decisions": check.integer(f"{where}decisions", step.get("decisions", 2000), low=1, high=1_000_000),
+            "rollouts": check.integer(f"{where}rollouts", step.get("rollouts", 200), low=2, high=100_000)}
 
 
 def check_tune(check, where, step, spec, defaults, game) -> dict:

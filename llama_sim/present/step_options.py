@@ -72,9 +72,11 @@ def check_step_options(check: Checker, where: str, step: dict, spec_options: dic
 
 
 def step_spec(spec: Spec, step: Step) -> Spec:
-    """The spec as one step sees it: its own rule-set options, if it has any."""
+    """The spec as one step sees it: its own rule set and rule-set options, if it has any."""
     from dataclasses import replace
 
+    if step.game is not None:
+        spec = replace(spec, game=step.game, options={})
     return spec if step.options is None else replace(spec, options=step.options)
 
 

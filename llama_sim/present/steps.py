@@ -15,12 +15,13 @@ import pandas as pd
 from llama_sim.analysis.advise import advise
 from llama_sim.analysis.chart import chart
 from llama_sim.analysis.compare import DEFAULT_ROUNDS, compare, seat_table, simulate, solve, sweep
+from llama_sim.analysis.grade import grade
 from llama_sim.analysis.league import league
 from llama_sim.analysis.tune import tune
 from llama_sim.core.output import ci_text as _ci
 from llama_sim.present.spec import (
     ADVISE_POSITION_KEYS, COUNT_KEYS, Spec, Step, check_advise, check_chart, check_compare, check_league,
-    check_seat_table, check_simulate, check_solve, check_sweep, check_tune, check_variants,
+    check_grade, check_seat_table, check_simulate, check_solve, check_sweep, check_tune, check_variants,
 )
 from llama_sim.present.step_options import option_grid_points
 
@@ -88,6 +89,10 @@ def _run_chart(spec: Spec, args: dict, quiet: bool) -> list:
 
 def _run_tune(spec: Spec, args: dict, quiet: bool) -> list:
     return [tune(spec.game, seed=spec.seed, **args, **spec.options)]
+
+
+def _run_grade(spec: Spec, args: dict, quiet: bool) -> list:
+    return [grade(spec.game, seed=spec.seed, **args, **spec.options)]
 
 
 def _scaled_advise(args: dict, scale: float) -> dict:
@@ -186,14 +191,15 @@ def _conclude_solve(results: list) -> str:
     df = results[0].policy
     if len(df) == 1:
         r = df.iloc[0]
-        return (f"In row {r.row} (llama row {r.llama_row}, dice {r.dice_layout}) the optimum is to {r.best}: "
-                f"expected final penalty {r.roll_value:.3f} rolling on against {r.quit_value:.3f} quitting "
-                f"(exact, no sampling error).")
+        return (f"In row {r.row} (llama row {r.llama_row}, dice {r.dice_layout}, score {r.score}) the optimum is to "
+                f"{r.best}: the rest of the round is expected to add {r.roll_value:.3f} points (less tokens returned) "
+                f"rolling on against {r.quit_value:.3f} quitting (exact, no sampling error).")
     roll = df[df.best == "roll"]
     quit_ = df[df.best == "quit"]
     always = quit_.quit_value.max() + 1 if len(quit_) else 0
     never = roll.quit_value.min() - 1 if len(roll) else df.quit_value.max()
-    return (f"With dice {df.dice_layout.iloc[0]} and llama row {df.llama_row.iloc[0]}, the optimal solo policy rolls "
+    return (f"With dice {df.dice_layout.iloc[0]}, llama row {df.llama_row.iloc[0]} and score {df.score.iloc[0]}, the "
+            f"optimal solo policy rolls "
             f"in {len(roll)} of {len(df)} rows: always when the row's penalty is {always:g} or more, never when it "
             f"is {never:g} or less (exact values, no sampling error).")
 
@@ -240,6 +246,15 @@ def _conclude_tune(results: list) -> str:
     return (f"Tuning {r.strategy} at {r.players} players against {r.vs} picks {r.pick_spec}: on fresh deals its "
             f"{_metric_words(r.metric)} differs from the start's by {s['edge']:+.4f} (95% CI "
             f"[{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]): {r.verdict}.")
+
+
+def _conclude_grade(results: list) -> str:
+    t = results[0].table
+    pooled = t[(t.decision == "") & (t.metric == "points_lost_per_round")].sort_values("value")
+    best, worst = pooled.iloc[0], pooled.iloc[-1]
+    return (f"At {int(best.players)} players, against roll-outs of every legal action, {best.strategy} loses the "
+            f"fewest points, {_ci(best.value, best.ci_low, best.ci_high, 3)} per round, and {worst.strategy} the "
+            f"most, {_ci(worst.value, worst.ci_low, worst.ci_high, 3)}.")
 
 
 # ------------------------------------------------------------------------------------ display tables
@@ -334,6 +349,18 @@ def _display_chart(results: list) -> pd.DataFrame:
     return results[0].summary
 
 
+def _display_grade(results: list) -> pd.DataFrame:
+    t = results[0].table
+    pooled = t[t.decision == ""]
+    rows = []
+    for strategy, part in pooled.groupby("strategy", sort=False):
+        by = {r.metric: r for r in part.itertuples()}
+        rows.append({"strategy": strategy, "decisions": by["error_rate"].n,
+                     **{m.replace("_", " "): _ci(by[m].value, by[m].ci_low, by[m].ci_high, 3)
+                        for m in ("error_rate", "points_lost_per_decision", "points_lost_per_round")}})
+    return pd.DataFrame(rows).sort_values("points lost per round", key=lambda c: c.str.split().str[0].astype(float))
+
+
 def _display_tune(results: list) -> pd.DataFrame:
     f = results[0].final
     return pd.DataFrame({"": f.iloc[:, 0] if "role" not in f else f.role, "parameters": f.params,
@@ -379,7 +406,7 @@ STEP_KINDS: dict[str, StepKind] = {
                            _run_seat_table, ("results", "seats"), _conclude_seat_table, _display_seat_table),
     "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), check_sweep,
                       _run_sweep, ("results", "summary"), _conclude_sweep, _display_sweep),
-    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "table"}), check_solve, _run_solve, ("policy",),
+    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "score", "table"}), check_solve, _run_solve, ("policy",),
                       _conclude_solve, _display_solve, scale=lambda args, scale: args),
     "simulate": StepKind(frozenset(_COMMON | {"rounds", "games", "seats"}), check_simulate, _run_simulate,
                          ("results",), _conclude_simulate, _display_simulate),
@@ -392,6 +419,8 @@ STEP_KINDS: dict[str, StepKind] = {
     "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), check_tune, _run_tune,
                      ("final", "candidates", "race"), _conclude_tune, _display_tune,
                      scale=_scaled_key("budget", 2000)),
+    "grade": StepKind(frozenset(_COMMON | {"strategies", "players", "decisions", "rollouts"}), check_grade, _run_grade,
+                      ("table", "mistakes"), _conclude_grade, _display_grade, scale=_scaled_key("decisions", 50)),
     "variants": _variants_kind(),
 }
 

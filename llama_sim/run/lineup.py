@@ -63,8 +63,9 @@ def choose(work, n_blocks: int) -> str:
     mode = kernel_mode()
     if work.game.run_blocks_with is None:  # a rule set without line-up kernels
         return "generic"
-    if any(s.user for s in slot_strategies(work.entries)):  # a line-up kernel compiles the policies'
-        return "generic"  # source into itself, unchecked: a strategies file's code keeps its bounds checks
+    if any(s.user or s.search for s in slot_strategies(work.entries)):  # a line-up kernel compiles the
+        return "generic"  # policies' source into itself, unchecked and without reference counting: a
+        # strategies file's code keeps its bounds checks, an allocating policy its allocations
     if mode != "auto":
         return mode
     rounds = n_blocks * work.rows * (ROUNDS_PER_GAME if work.games_mode else 1)

@@ -126,12 +126,15 @@ DEFAULT_LAYOUT_NAME = "12-34-56"
 POSITION_HELP = {
     "row": 'your row, e.g. "2 5 L"',
     "llama_row": "cards still in the llama row (default all 7)",
-    "rows": 'the other players\' rows in turn order after you, ";"-separated, e.g. "1 2 3;4 L"; the lone '
-            "player (everyone else has quit): give their rows and --quit for each",
+    "rows": 'the other players\' rows in turn order after you, ";"-separated, e.g. "1 2 3;4 L" (with '
+            "--alone they may be left out)",
     "quit": "which of the other players have quit (1-based, same order), e.g. 2 or 1,3",
     "scores": "everyone's score, yours first (default all 0)",
     "discard": "the cards discarded this round",
+    "alone": "everyone else has quit (the solo phase; without --rows the player count is --scores' length, "
+             "else 2)",
 }
+POSITION_FLAGS = frozenset({"alone"})
 _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
@@ -151,6 +154,7 @@ RULE_SET = RuleSet(
     options={"dice_layout": (f"dice face layout: one of the 15 names ({', '.join(LAYOUT_NAMES)}; default "
                              f"{DEFAULT_LAYOUT_NAME} = 1234LL/1256LL/3456LL) or a spec like 1234LL/1256LL/3456LL")},
     position_help=POSITION_HELP,
+    position_flags=POSITION_FLAGS,
     chart="llama_sim.rulesets.dice.chart:CHART",
     advice="llama_sim.rulesets.dice.advise:ADVICE",
 )

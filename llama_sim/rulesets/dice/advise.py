@@ -4,8 +4,9 @@ actions (roll or quit), the roll-out kernel and the exact answer for a player le
 Dice has no hidden cards (every row is public, the set-aside cards never come back into play), so a
 roll-out only draws dice: the policy stream (seed, i, POLICY) and the dice stream (seed, i, DICE).
 Alone (every other player has quit), with the round horizon, the exact solo solver of
-``llamasim solve dice`` answers instead (token returns not counted, as there). The roll-out kernel
-calls the game kernel only through ``dice_round``.
+``llamasim solve dice`` answers instead, at the acting player's score (the tokens returned after
+three llamas and on going out count, as they do in the roll-outs' net score change). The roll-out
+kernel calls the game kernel only through ``dice_round``.
 """
 from __future__ import annotations
 
@@ -115,14 +116,14 @@ class DiceAdvice:
     turn_index = D.OBS_TURN
     position_help = D.POSITION_HELP
     position_keys = tuple(position_help)
-    position_flags = frozenset()
+    position_flags = D.POSITION_FLAGS
     example = {"row": "2 5 L", "rows": "1 2 3;4 4 L"}
 
     def deck_counts(self, cfg) -> np.ndarray:
         return D.TOTAL_OF_CODE.copy()
 
     def make_position(self, deck_counts=None, *, row=None, llama_row=None, rows=None, quit=None, scores=None,
-                      discard=None) -> Position:
+                      discard=None, alone=False) -> Position:
         if row is None:
             raise UsageError('a dice position needs --row (your row, e.g. "2 5 L")')
         try:
@@ -132,11 +133,16 @@ class DiceAdvice:
             disc = parse_cards(str(discard)) if discard is not None else np.zeros(D.N_CODES, np.int64)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        if alone and quit is not None:
+            raise UsageError("--alone already says every other player has quit: leave out --quit")
+        if alone and not others:
+            others = self._quit_rows(own, lrow, disc, scores)
         if not others:
-            raise UsageError('--rows: the other players\' rows in turn order after you, ";"-separated (e.g. "1 2;L 4")')
+            raise UsageError('--rows: the other players\' rows in turn order after you, ";"-separated (e.g. "1 2;L 4"); '
+                             "or --alone when everyone else has quit")
         all_rows = np.array([own] + others, np.int64)
         n = len(all_rows)
-        flags = quit_flags(quit, n)
+        flags = np.array([0] + [1] * (n - 1), np.int64) if alone else quit_flags(quit, n)
         sc = np.array(int_list(scores, "--scores", n, high=LAST_SCORE) if scores is not None else [0] * n, np.int64)
         if own.sum() == 0:
             raise UsageError("the row is empty: that player has gone out, there is nothing to decide")
@@ -145,6 +151,24 @@ class DiceAdvice:
         rows_, lrow_, disc_, quit_, _, sc_ = D.check_position(all_rows, lrow, disc, flags, 0, sc)
         return Position(game="dice", n=n, hand=own, quit=quit_, scores=sc_, rows=rows_, llama_row=lrow_,
                         discard=disc_)
+
+    @staticmethod
+    def _quit_rows(own, lrow, disc, scores) -> list[np.ndarray]:
+        """Rows for the players who quit when ``--alone`` leaves them out: one card each, of the value
+        with the most copies left (quit rows never act or score for the acting player, but every seat
+        needs a row). As many as ``--scores`` names besides the acting player, else one."""
+        n = len(int_list(scores, "--scores", high=LAST_SCORE)) if scores is not None else 2
+        if not 2 <= n <= 6:
+            raise UsageError(f"{n} players: dice takes 2 to 6 (--scores names everyone, yours first)")
+        left = D.TOTAL_OF_CODE - own - lrow - disc
+        rows = []
+        for _ in range(n - 1):
+            code = int(np.argmax(left))
+            card = np.zeros(D.N_CODES, np.int64)
+            card[code] = 1
+            left[code] -= 1
+            rows.append(card)
+        return rows
 
     def root_actions(self, pos: Position) -> list[int]:
         return [D.ROLL, D.QUIT]
@@ -159,16 +183,43 @@ class DiceAdvice:
         return name == "quit"  # the own row is final; nobody can change it
 
     def exact_answer(self, pos: Position, names: list[str], cfg, horizon: str) -> ExactAnswer | None:
-        """Alone with the round horizon: ``solve dice``'s exact values (token returns not counted)."""
+        """Alone with the round horizon: ``solve dice``'s exact values at the player's score (the rest
+        of the round's points less the tokens returned after three llamas and on going out)."""
         if horizon != "round" or pos.players_in != 1:
             return None
         layout = D.LAYOUT_NAMES[int(cfg[0])]
-        v = solve_solo(pos.hand, pos.llama_row, layout)
+        score = int(pos.scores[0])
+        v = solve_solo(pos.hand, pos.llama_row, layout, score=score)
         values = {"roll": float(v.roll_value), "quit": float(v.quit_value)}
-        summary = (f"Alone, solved exactly (as `llamasim solve dice`, token returns not counted): "
+        summary = (f"Alone, solved exactly (as `llamasim solve dice --score {score}`, token returns counted): "
                    f"quit {values['quit']:.4f}, roll on {values['roll']:.4f}")
         return ExactAnswer({a: values[a] for a in names}, v.best_action, summary, ["optimal"],
                            [f"dice layout {layout}"])
+
+    def options_text(self, obs, hand) -> str:
+        """The ``advise`` options of what the acting seat of ``obs`` sees, at the start of a turn (roll or
+        quit: what advise answers); "" for a decision after a roll (which dice to discard, which card to
+        take), which advise does not take."""
+        if obs[D.OBS_PHASE] != D.PHASE_TURN:
+            return ""
+        n, me = int(obs[D.OBS_PLAYERS]), int(obs[D.OBS_SEAT])
+        others = [(me + k) % n for k in range(1, n)]
+        cards = lambda counts: " ".join(("L" if c == D.LLAMA else str(c + 1)) for c in range(D.N_CODES)
+                                        for _ in range(int(counts[c])))
+        row_of = lambda s: obs[D.OBS_ROWS + D.N_CODES * s: D.OBS_ROWS + D.N_CODES * (s + 1)]
+        llama_row = obs[D.OBS_LLAMA_ROW: D.OBS_LLAMA_ROW + D.N_CODES]
+        discarded = obs[D.OBS_DISCARDED: D.OBS_DISCARDED + D.N_CODES]
+        parts = [f'--row "{cards(hand)}"', f'--llama-row "{cards(llama_row)}"',
+                 '--rows "' + ";".join(cards(row_of(s)) for s in others) + '"']
+        quit = [str(k + 1) for k, s in enumerate(others) if obs[D.OBS_QUIT + s]]
+        if quit:
+            parts.append("--quit " + ",".join(quit))
+        if discarded.sum():
+            parts.append(f'--discard "{cards(discarded)}"')
+        scores = [int(obs[D.OBS_SCORES + s]) for s in [me] + others]
+        if any(scores):
+            parts.append("--scores " + ",".join(map(str, scores)))
+        return "--game dice " + " ".join(parts)
 
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         kernel = dice_rollouts.get()

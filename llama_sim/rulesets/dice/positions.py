@@ -9,7 +9,7 @@ import numpy as np
 from numba import types
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import accumulate, add_seat
+from llama_sim.core.engine import accumulate, add_seat, largest_token
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE
@@ -32,7 +32,9 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
                    policies, slot_of_entry, params, cfg, s1, s2, ends):
     """Play the position ``count`` times (samples first..first+count-1, each with its own policy
     and dice streams from (seed, sample)); one unit per seat, round metrics (penalty, went out,
-    quit) accumulated as one block per sample; ``ends`` counts END_* reasons."""
+    quit) accumulated as one block per sample; ``ends`` counts END_* reasons. The penalty is the net
+    change of the seat's score, as in the game kernel: the round's points less the tokens returned
+    after three llamas and, by the player who went out, after scoring."""
     rows = np.zeros((n, N_CODES), np.int64)
     llama_row = np.zeros(N_CODES, np.int64)
     discarded = np.zeros(N_CODES, np.int64)
@@ -65,6 +67,8 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
         for s in range(n):
             p = round_points(rows, s, end, last_actor) - returned[s]
             out = 1 if (end == END_OUT and s == last_actor) else 0
+            if out:  # scored 0, so the score it returns a token from is the one it holds
+                p -= largest_token(scores[s], False)
             add_seat(v, n, s, p, out, quit[s], 0, 0, 0, False)
         accumulate(v, s1, s2)
 
@@ -153,12 +157,13 @@ def simulate_position(rows, llama_row, players, n_rounds: int, seed: int = 1, la
 
 
 def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int = 100_000, seed: int = 1,
-                  layout=None, threads: int = 1):
+                  layout=None, threads: int = 1, score: int = 0):
     """Play a solo position (everybody else has quit) ``n_rounds`` times with the kernel.
 
     ``row``/``llama_row``: card text ("2 5 L") or count vectors; ``strategy``: a spec such as
-    ``"solo_optimal"``. Returns ``(estimate, ends)``: the ``stats.Estimate`` of the round's penalty
-    for the solo player (comparable with ``llamasim solve dice``) and the count of each END_*."""
+    ``"solo_optimal"``; ``score``: the solo player's score. Returns ``(estimate, ends)``: the
+    ``stats.Estimate`` of the round's penalty for the solo player, token returns included
+    (comparable with ``llamasim solve dice --score``), and the count of each END_*."""
     from llama_sim.core.registry import parse_spec
     from llama_sim.rulesets.dice.solver import parse_cards
     from llama_sim.core.stats import estimate
@@ -169,7 +174,7 @@ def simulate_solo(row, llama_row, strategy: str = "solo_optimal", n_rounds: int 
     other[int(np.argmax(TOTAL_OF_CODE - row - lrow))] = 1  # a quit opponent's card, never played
     players = [parse_spec("dice", strategy), parse_spec("dice", "always_quit")]
     tally, ends = simulate_position(np.array([row, other]), lrow, players, n_rounds, seed=seed, layout=layout,
-                                    quit=[0, 1], threads=threads)
+                                    quit=[0, 1], scores=[score, 0], threads=threads)
     return estimate(tally, "penalty_per_round", 0), ends
 
 
@@ -208,7 +213,7 @@ def parse_solo_position(row: str | None, llama_row: str) -> tuple[np.ndarray | N
     return own, lrow
 
 
-def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
+def _partial_discards(row_text: str, lrow: np.ndarray, layout: str, score: int = 0) -> str:
     """The rolls after which the optimum does NOT discard every card it could: "roll: discard"
     items (e.g. "1 3 L: 3" keeps the llama), '; '-separated, "-" if none. With ``best`` this
     column completes the policy: after every other roll, discard all matching cards."""
@@ -224,53 +229,80 @@ def _partial_discards(row_text: str, lrow: np.ndarray, layout: str) -> str:
         allow = np.minimum(rolled, row)
         if allow.sum() == 0:
             continue
-        d = best_discard(row, lrow, layout, faces)
+        d = best_discard(row, lrow, layout, faces, score=score)
         if not np.array_equal(d, allow):
             items.append(f"{format_cards(rolled)}: {format_cards(d)}")
     return "; ".join(items) or "-"
 
 
-def exact_solver(row: str | None, llama_row: str, table: bool, dice_layout: str | None = None):
+def check_solo_score(score) -> int:
+    """The solo player's score for ``solve``: a whole number 0..39 (a game is over once a score
+    reaches 40); UsageError otherwise."""
+    from llama_sim.core.position import LAST_SCORE, whole
+
+    try:
+        value = whole(score)
+    except (TypeError, ValueError, OverflowError):
+        raise UsageError(f"--score must be a whole number from 0 to {LAST_SCORE}, got {score!r}") from None
+    if not 0 <= value <= LAST_SCORE:
+        raise UsageError(f"--score must be from 0 to {LAST_SCORE} (a game is over once a score reaches 40), "
+                         f"got {value}")
+    return value
+
+
+def exact_solver(row: str | None, llama_row: str, table: bool, dice_layout: str | None = None, score: int = 0):
     """``llamasim solve``: (DataFrame, readable text, the rules solved under) of ``solve_position_table``."""
     if row is None and not table:
         raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
-    df, text = solve_position_table(row, llama_row, dice_layout, table)
+    df, text = solve_position_table(row, llama_row, dice_layout, table, check_solo_score(score))
     return df, text, {"dice_layout": str(df["dice_layout"].iloc[0])}
 
 
-def solve_position_table(row: str | None, llama_row: str, layout: str | None, table: bool):
+def solve_position_table(row: str | None, llama_row: str, layout: str | None, table: bool, score: int = 0):
     """The ``solve`` command's result: (DataFrame, readable text).
 
-    Without ``table``: one line (dice_layout, llama_row, row, quit_value, roll_value, best, value)
-    for the given row. With ``table``: the optimal policy for every sub-row of ``row`` (every row of
-    up to 6 cards when ``row`` is None), same columns plus ``keeps``: the rolls after which the
-    optimal discard leaves a matching card in the row (see ``_partial_discards``)."""
+    Without ``table``: one line (dice_layout, llama_row, score, row, quit_value, roll_value, best,
+    value) for the given row at the solo player's ``score``. With ``table``: the optimal policy at
+    ``score`` for every sub-row of ``row`` (every row of up to 6 cards when ``row`` is None), same
+    columns plus ``keeps``: the rolls after which the optimal discard leaves a matching card in the
+    row (see ``_partial_discards``)."""
     import pandas as pd
 
-    from llama_sim.rulesets.dice.solver import format_cards, policy_table, solo_table, solve_solo
+    from llama_sim.rulesets.dice.solver import (
+        format_cards, policy_table, score_levels, solo_table, solve_solo, token_returned,
+    )
 
     cfg = layout_config(layout)
     name = LAYOUT_NAMES[int(cfg[0])]
     own, lrow = parse_solo_position(row, llama_row)
+    score = check_solo_score(score)
     lr_text = format_cards(lrow)
     head = (f"LAMA Dice, solo phase (everybody else has quit), dice {name} "
-            f"({format_layout(LAYOUTS[name])}), llama row {lr_text}")
-    note = ("Values are expected final penalties of the round's cards under optimal play; three llamas "
-            "leave the state unchanged (solved exactly); token returns are not counted.")
+            f"({format_layout(LAYOUTS[name])}), llama row {lr_text}, score {score}")
+    token = token_returned(score)
+    if token:
+        returns = (f"three llamas return the largest token held (a {token} at score {score}; the score goes "
+                   f"{' -> '.join(map(str, score_levels(score)))} with each) and going out returns the largest "
+                   f"token then held")
+    else:
+        returns = "at score 0 no token can be returned, so three llamas change nothing (solved exactly)"
+    note = (f"Values are the expected rest of the round under optimal play: the points of the row at its end "
+            f"less the tokens returned; {returns}.")
     if table:
-        df = policy_table(own, lrow, name) if own is not None else solo_table(lrow, name)
-        df["keeps"] = [_partial_discards(r, lrow, name) for r in df["row"]]
+        df = policy_table(own, lrow, name, score=score) if own is not None else solo_table(lrow, name, score=score)
+        df["keeps"] = [_partial_discards(r, lrow, name, score) for r in df["row"]]
+        df.insert(0, "score", score)
         df.insert(0, "llama_row", lr_text)
         df.insert(0, "dice_layout", name)
         scope = f"every sub-row of {format_cards(own)}" if own is not None else "every row of up to 6 cards"
-        shown = df.drop(columns=["dice_layout", "llama_row", "keeps"]).assign(
+        shown = df.drop(columns=["dice_layout", "llama_row", "score", "keeps"]).assign(
             partial_discards=[0 if k == "-" else k.count(";") + 1 for k in df["keeps"]])
         text = (f"{head}\nOptimal policy for {scope} ({len(df)} rows). After a roll the optimum discards every "
                 f"matching card it may, except after the partial_discards rolls listed in column keeps "
                 f"(--format csv/json or --out)\n{shown.to_string(index=False)}\n{note}")
         return df, text
-    v = solve_solo(own, lrow, name)
-    df = pd.DataFrame([{"dice_layout": name, "llama_row": lr_text, "row": format_cards(own),
+    v = solve_solo(own, lrow, name, score=score)
+    df = pd.DataFrame([{"dice_layout": name, "llama_row": lr_text, "score": score, "row": format_cards(own),
                         "quit_value": float(v.quit_value), "roll_value": float(v.roll_value),
                         "best": v.best_action, "value": float(v.value)}])
     text = (f"{head}\nrow {format_cards(own)}\n"

@@ -1,31 +1,45 @@
 """Exact solution of the solo phase of LAMA Dice.
 
-The solo phase: every other player has quit and one player is alone in the round.  A turn is
-then *quit* (final penalty = ``row_penalty(row)``) or *roll*:
+The solo phase: every other player has quit and one player is alone in the round.  The rules that
+still apply (RULES.md): three llamas let the player return one token, the largest held (10 if the
+score is at least 10, else 1 if at least 1, else nothing: the dice game has no 20s); a player who
+goes out (empties the row) returns one token, the largest held, after scoring.  So the state is
+(row, score): the llama row is fixed during the solo phase, the row only shrinks and the score
+only goes down, through 10s and then 1s.  What is minimised is the value of the rest of the round
+to the player: the points added at its end minus the tokens returned until then, i.e. the net
+change of the score (the ``penalty`` statistic of every engine).
 
-1. three llamas: nothing happens to the cards (the optional token return is ignored here, see
-   below), so the state is unchanged and the player decides again: a self-loop;
+A turn is *quit* (value ``row_penalty(row)``) or *roll*:
+
+1. three llamas with score ``s > 0``: the player returns ``t = largest_token(s)`` and decides again
+   at (row, s - t): worth ``-t + V(row, s - t)``.  The return is optional in the rulebook, but it
+   only lowers the score: a token kept now could only be returned later, at another three llamas
+   or on going out, if the round gets there at all, so a careful player always returns it (the
+   engines do too; a test checks that letting the player keep it changes no value).  With
+   ``s == 0`` nothing happens: the state is unchanged, a self-loop;
 2. some die shows a code present in the row (llama faces match llama cards): the player
    discards at least one matching card, at most one card per die showing that code, choosing
-   the subset; an emptied row means the player went out: penalty 0;
+   the subset; an emptied row means the player went out: they score 0 and return
+   ``largest_token(s)`` (nothing was added, so the score is still ``s``): ``V(empty, s) = -largest_token(s)``;
 3. otherwise llama drama: the player takes the whole remaining llama row and the round ends
-   with penalty ``row_penalty(row + llama_row)`` (alone, "take one llama-row card" is skipped).
+   with ``row_penalty(row + llama_row)`` (alone, "take one llama-row card" is skipped); no return.
 
-The llama row does not change during the solo phase, so a state is (row, llama row), and rows
-only shrink.  With ``V(row) = min(Q, R)``, ``Q = row_penalty(row)`` and
+With ``V(row, s) = min(Q, R)``, ``Q = row_penalty(row)`` and ``S = sum_{o != LLL} p(o) * best_next(o)``:
 
-    R = p(LLL) * V(row) + S,   S = sum_{o != LLL} p(o) * best_next(o)
+    s > 0:   R = p(LLL) * (V(row, s - t) - t) + S
+    s == 0:  R = p(LLL) * V(row, 0) + S
 
-(after three llamas the player is back in the same state and plays on optimally, quitting if that
-is best).  The self-loop is solved in closed form: if ``S / (1 - p(LLL)) < Q`` rolling is best
-and ``R = S / (1 - p(LLL))``; otherwise quitting is best and ``R = p(LLL) Q + S`` (one roll, then
-quit after three llamas).  Memoised recursion over the sub-multisets of the start row is exact.
-``best_next(o)`` is the minimum of ``V`` over the legal discards, the drama penalty if there is no
-match, and ``V(empty) = 0``.
+(after three llamas the player plays on optimally, quitting if that is best).  At ``s == 0`` the
+self-loop is solved in closed form: if ``S / (1 - p(LLL)) < Q`` rolling is best and
+``R = S / (1 - p(LLL))``; otherwise quitting is best and ``R = p(LLL) Q + S`` (one roll, then quit
+after three llamas).  ``V(row, s)`` needs only smaller rows at ``s`` and the same row at a lower
+score, so memoised recursion (or one pass per score from 0 up) is exact.  ``best_next(o)`` is the
+minimum of ``V(., s)`` over the legal discards, or the drama penalty if there is no match.  At score
+0 no token can be returned, so the values are those of the row's card penalty alone.
 
-What is minimised is the expected penalty *of the row* in this round.  Token returns (after
-three llamas, or after going out) and the effect of the score on the rest of the game are not
-valued; going out is worth 0 penalty points, no more.
+The effect of the score on the rest of the game (after this round) is not valued.  Scores are
+0..39 (``MAX_SCORE``): a game ends at the end of the round in which a score reaches 40, so no
+round starts above 39, and within a round the score only goes down.
 
 Ties: when quitting and rolling have the same value the solver quits (``best_action ==
 "quit"``): rolling gains nothing and the round ends sooner.  Floats compare with an absolute
@@ -40,6 +54,7 @@ vector of length 7.
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -49,6 +64,7 @@ import numba as nb
 import numpy as np
 import pandas as pd
 
+from llama_sim.core.engine import GAME_END_SCORE, largest_token
 from llama_sim.rulesets.dice.tables import (
     LLAMA, N_CODES, N_DICE, N_OUTCOMES, as_layout as _as_layout, rolled_count_table,
 )
@@ -58,6 +74,9 @@ __all__ = [
     "FULL_LLAMA_ROW",
     "MAX_COUNTS",
     "TIE_TOL",
+    "MAX_SCORE",
+    "token_returned",
+    "score_levels",
     "row_penalty",
     "parse_cards",
     "format_cards",
@@ -76,6 +95,7 @@ __all__ = [
     "SoloPlan",
     "solo_plan",
     "solve_solo_numba",
+    "score_levels_nb",
     "state_index_nb",
     "best_discard_nb",
 ]
@@ -90,6 +110,7 @@ FULL_LLAMA_ROW.setflags(write=False)
 MAX_COUNTS = np.array([6, 6, 6, 6, 6, 6, 7], dtype=np.int64)
 MAX_COUNTS.setflags(write=False)
 TIE_TOL = 1e-12
+MAX_SCORE = GAME_END_SCORE - 1  # no round starts at 40 or more (the game is over), and a round only lowers it
 
 _CODE_OF_TOKEN = {str(v): v - 1 for v in range(1, 7)}
 _CODE_OF_TOKEN.update({"l": LLAMA, "llama": LLAMA})
@@ -165,6 +186,32 @@ def _mask_of(counts) -> int:
 _PEN_OF_MASK = [sum(int(PENALTY[c]) for c in range(N_CODES) if m >> c & 1) for m in range(1 << N_CODES)]
 
 
+def _as_score(score) -> int:
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Integral):
+        raise ValueError(f"score must be a whole number, got {score!r}")
+    score = int(score)
+    if not 0 <= score <= MAX_SCORE:
+        raise ValueError(f"score must be from 0 to {MAX_SCORE} (a game ends when a score reaches "
+                         f"{GAME_END_SCORE}), got {score}")
+    return score
+
+
+def token_returned(score: int) -> int:
+    """The token a dice player holding ``score`` returns (after three llamas, or on going out): the
+    largest held, 10 or 1 (no 20s in the dice game), 0 at score 0 (``core.engine.largest_token``)."""
+    return int(largest_token(int(score), False))
+
+
+def score_levels(score: int) -> list[int]:
+    """The scores a solo phase starting at ``score`` can reach, highest first: each three llamas
+    returns ``token_returned`` (10s while the score allows, then 1s) down to 0. 39 -> 39, 29, 19,
+    9, 8, ..., 0 (13 levels)."""
+    out = [_as_score(score)]
+    while out[-1] > 0:
+        out.append(out[-1] - token_returned(out[-1]))
+    return out
+
+
 # ----------------------------------------------------------------------------- Python solver
 
 
@@ -184,8 +231,9 @@ def prefer_roll_nb(quit_value, roll_value):
 
 @dataclass(frozen=True)
 class SoloValue:
-    """Values of a solo-phase state: expected final row penalty when quitting now / rolling now
-    and playing on optimally.  ``best_action`` is ``"quit"`` on ties."""
+    """Values of a solo-phase state (row, score): the expected rest of the round to the player
+    (points added at its end minus tokens returned) when quitting now / rolling now and playing on
+    optimally.  ``best_action`` is ``"quit"`` on ties."""
 
     quit_value: float | Fraction
     roll_value: float | Fraction
@@ -204,7 +252,7 @@ def _discards(allowance: tuple[int, ...]):
 
 
 class SoloSolver:
-    """Memoised exact solver for one dice layout (any llama rows, any rows)."""
+    """Memoised exact solver for one dice layout (any llama rows, rows and scores)."""
 
     def __init__(self, layout=None):
         self.layout = _as_layout(layout)
@@ -215,7 +263,7 @@ class SoloSolver:
         self.lll_weight = int(tab.counts[~keep].sum())
         self.denom = N_OUTCOMES - self.lll_weight  # 216 * (1 - p(LLL))
         self._radix = 4 ** np.arange(N_CODES, dtype=np.int64)  # allowances are <= 3
-        self._memo: dict[bool, dict[tuple[tuple[int, ...], int], tuple]] = {False: {}, True: {}}
+        self._memo: dict[bool, dict[tuple[tuple[int, ...], int, int], tuple]] = {False: {}, True: {}}
         self._groups: dict[tuple[int, ...], list[tuple[tuple[int, ...], int]]] = {}
 
     # -- internals -------------------------------------------------------------------------
@@ -232,13 +280,14 @@ class SoloSolver:
             self._groups[row] = g
         return g
 
-    def _value(self, row: tuple[int, ...], lmask: int, exact: bool):
-        if not any(row):
-            return Fraction(0) if exact else 0.0
-        q, r, quit_best = self._solve(row, lmask, exact)
+    def _value(self, row: tuple[int, ...], lmask: int, score: int, exact: bool):
+        if not any(row):  # gone out: scores 0, returns the largest token held
+            out = -token_returned(score)
+            return Fraction(out) if exact else float(out)
+        q, r, quit_best = self._solve(row, lmask, score, exact)
         return q if quit_best else r
 
-    def _best_after(self, row, allowance, lmask, exact):
+    def _best_after(self, row, allowance, lmask, score, exact):
         """(value, discard) for a roll whose per-code allowance is ``allowance``."""
         if not any(allowance):
             drama = _PEN_OF_MASK[_mask_of(row) | lmask]
@@ -248,7 +297,7 @@ class SoloSolver:
         best_d = None
         for d in _discards(allowance):
             nxt = tuple(a - b for a, b in zip(row, d))
-            v = self._value(nxt, lmask, exact)
+            v = self._value(nxt, lmask, score, exact)
             if best_v is None or v < best_v - tol:
                 best_v, best_d = v, d
             elif v <= best_v + tol:  # a tie: prefer discarding more cards
@@ -259,45 +308,53 @@ class SoloSolver:
         # best_v is the exact minimum; best_d's value is within tol of it
         return best_v, best_d
 
-    def _solve(self, row: tuple[int, ...], lmask: int, exact: bool):
+    def _solve(self, row: tuple[int, ...], lmask: int, score: int, exact: bool):
         memo = self._memo[exact]
-        key = (row, lmask)
+        key = (row, lmask, score)
         hit = memo.get(key)
         if hit is not None:
             return hit
         q = _PEN_OF_MASK[_mask_of(row)]
         total = Fraction(0) if exact else 0.0
         for allowance, w in self._allowance_groups(row):
-            v, _ = self._best_after(row, allowance, lmask, exact)
+            v, _ = self._best_after(row, allowance, lmask, score, exact)
             total += w * v
         q = Fraction(q) if exact else float(q)
-        r = total / self.denom  # rolling on after three llamas too
-        quit_best = not prefer_roll(q, r)
-        if quit_best:  # after three llamas the optimum quits: one roll, then quit
-            r = (self.lll_weight * q + total) / N_OUTCOMES
+        t = token_returned(score)
+        if t > 0:  # three llamas: a token returned, then the same row at the lower score
+            after = self._value(row, lmask, score - t, exact) - t
+            r = (self.lll_weight * after + total) / N_OUTCOMES
+            quit_best = not prefer_roll(q, r)
+        else:
+            r = total / self.denom  # rolling on after three llamas too
+            quit_best = not prefer_roll(q, r)
+            if quit_best:  # after three llamas the optimum quits: one roll, then quit
+                r = (self.lll_weight * q + total) / N_OUTCOMES
         res = (q, r, quit_best)
         memo[key] = res
         return res
 
     # -- public ----------------------------------------------------------------------------
 
-    def solve(self, row, llama_row, *, exact: bool = False) -> SoloValue:
+    def solve(self, row, llama_row, *, exact: bool = False, score: int = 0) -> SoloValue:
         r = _as_counts(row, "row")
         lm = _mask_of(_as_llama_row(llama_row))
+        sc = _as_score(score)
         if not r.any():
             raise ValueError("row is empty: the player has gone out, there is nothing to decide")
-        q, rv, quit_best = self._solve(tuple(int(x) for x in r), lm, exact)
+        q, rv, quit_best = self._solve(tuple(int(x) for x in r), lm, sc, exact)
         return SoloValue(q, rv, "quit" if quit_best else "roll")
 
-    def value(self, row, llama_row, *, exact: bool = False):
-        """V(row): 0 for the empty row (gone out), else min(quit, roll)."""
+    def value(self, row, llama_row, *, exact: bool = False, score: int = 0):
+        """V(row, score): -token_returned(score) for the empty row (gone out), else min(quit, roll)."""
         r = _as_counts(row, "row")
         lm = _mask_of(_as_llama_row(llama_row))
-        return self._value(tuple(int(x) for x in r), lm, exact)
+        return self._value(tuple(int(x) for x in r), lm, _as_score(score), exact)
 
-    def best_discard(self, row, llama_row, faces, *, exact: bool = False) -> np.ndarray:
+    def best_discard(self, row, llama_row, faces, *, exact: bool = False, score: int = 0) -> np.ndarray:
         r = _as_counts(row, "row")
         lm = _mask_of(_as_llama_row(llama_row))
+        sc = _as_score(score)
         f = np.asarray(faces, dtype=np.int64).ravel()
         if f.shape != (N_DICE,) or f.min() < 0 or f.max() >= N_CODES:
             raise ValueError(f"faces must be {N_DICE} face codes 0..6, got {np.asarray(faces).tolist()}")
@@ -305,7 +362,7 @@ class SoloSolver:
         if rolled[LLAMA] == N_DICE:
             return np.zeros(N_CODES, dtype=np.int64)
         allowance = tuple(int(x) for x in np.minimum(rolled, r))
-        _, d = self._best_after(tuple(int(x) for x in r), allowance, lm, exact)
+        _, d = self._best_after(tuple(int(x) for x in r), allowance, lm, sc, exact)
         return np.array(d, dtype=np.int64)
 
     def clear(self) -> None:
@@ -323,27 +380,29 @@ def get_solver(layout=None) -> SoloSolver:
     return _solver_for_key(_as_layout(layout).tobytes())
 
 
-def solve_solo(row, llama_row, layout=None, *, exact: bool = False) -> SoloValue:
+def solve_solo(row, llama_row, layout=None, *, exact: bool = False, score: int = 0) -> SoloValue:
     """Quit and roll values of a solo-phase state and the best action ("quit" on ties).
 
-    ``row`` and ``llama_row`` are count vectors (length 7) or card strings (``"2 5 L"``).
-    ``exact=True`` returns ``Fraction`` values.  Raises ``ValueError`` for an empty row.
+    ``row`` and ``llama_row`` are count vectors (length 7) or card strings (``"2 5 L"``); ``score``
+    the player's score (tokens held, 0..39), which decides the tokens returned after three llamas
+    and on going out.  ``exact=True`` returns ``Fraction`` values.  Raises ``ValueError`` for an
+    empty row or a score out of range.
     """
-    return get_solver(layout).solve(row, llama_row, exact=exact)
+    return get_solver(layout).solve(row, llama_row, exact=exact, score=score)
 
 
-def solo_value_for(row, llama_row, layout=None) -> float:
-    """Optimal expected final penalty V(row) (0.0 for the empty row), memoised."""
-    return get_solver(layout).value(row, llama_row)
+def solo_value_for(row, llama_row, layout=None, *, score: int = 0) -> float:
+    """Optimal value V(row, score) (``-token_returned(score)`` for the empty row), memoised."""
+    return get_solver(layout).value(row, llama_row, score=score)
 
 
-def best_discard(row, llama_row, layout, faces) -> np.ndarray:
-    """Optimal cards to discard (counts, length 7) after rolling ``faces`` (3 face codes).
+def best_discard(row, llama_row, layout, faces, *, score: int = 0) -> np.ndarray:
+    """Optimal cards to discard (counts, length 7) after rolling ``faces`` (3 face codes) at ``score``.
 
-    All zeros when the roll allows no discard (three llamas: nothing happens; no match: drama).
-    Among equally good discards, the one discarding the most cards.
+    All zeros when the roll allows no discard (three llamas: a token returned, no card moves; no
+    match: drama).  Among equally good discards, the one discarding the most cards.
     """
-    return get_solver(layout).best_discard(row, llama_row, faces)
+    return get_solver(layout).best_discard(row, llama_row, faces, score=score)
 
 
 def _submultisets(start: np.ndarray):
@@ -351,52 +410,56 @@ def _submultisets(start: np.ndarray):
         yield t
 
 
-def _table(rows, llama_row, solver: SoloSolver) -> pd.DataFrame:
+def _table(rows, llama_row, solver: SoloSolver, score: int) -> pd.DataFrame:
     lm = _mask_of(llama_row)
     recs = []
     for t in rows:
-        q, r, quit_best = solver._solve(t, lm, False)
+        q, r, quit_best = solver._solve(t, lm, score, False)
         recs.append((format_cards(t), sum(t), q, r, "quit" if quit_best else "roll", q if quit_best else r))
     df = pd.DataFrame.from_records(recs, columns=["row", "n_cards", "quit_value", "roll_value", "best", "value"])
     return df.sort_values(["n_cards", "row"], kind="stable").drop(columns="n_cards").reset_index(drop=True)
 
 
-def policy_table(start_row, llama_row, layout=None) -> pd.DataFrame:
-    """One line per non-empty sub-multiset of ``start_row`` (the reachable solo states).
+def policy_table(start_row, llama_row, layout=None, *, score: int = 0) -> pd.DataFrame:
+    """One line per non-empty sub-multiset of ``start_row`` (the solo states reachable at ``score``;
+    after three llamas the score is lower, and so is the table that applies).
 
     Columns: ``row`` (e.g. ``"2 5 L"``), ``quit_value``, ``roll_value``, ``best``
     ("quit"/"roll"), ``value`` (= the value of ``best``).  Sorted by card count, then row.
     """
     start = _as_counts(start_row, "start row")
     lr = _as_llama_row(llama_row)
+    sc = _as_score(score)
     solver = get_solver(layout)
     rows = [t for t in _submultisets(start) if any(t)]
-    return _table(rows, lr, solver)
+    return _table(rows, lr, solver, sc)
 
 
-def solo_table(llama_row, layout=None, max_cards: int = 6) -> pd.DataFrame:
+def solo_table(llama_row, layout=None, max_cards: int = 6, *, score: int = 0) -> pd.DataFrame:
     """Same columns as ``policy_table`` for every non-empty row of at most ``max_cards`` cards
     that the 43 cards allow beside the llama row (at most ``MAX_COUNTS`` less the llama row's
-    card of each value), for one llama row (for ``--table``)."""
+    card of each value), for one llama row and score (for ``--table``)."""
     if int(max_cards) < 1:
         raise ValueError(f"max_cards must be at least 1, got {max_cards}")
     lr = _as_llama_row(llama_row)
+    sc = _as_score(score)
     solver = get_solver(layout)
     rows = []
     for t in _submultisets(np.minimum(MAX_COUNTS - lr, int(max_cards))):
         if 0 < sum(t) <= max_cards:
             rows.append(t)
-    return _table(rows, lr, solver)
+    return _table(rows, lr, solver, sc)
 
 
 # ----------------------------------------------------------------------------- Numba solver
 #
-# For a simulation kernel: when the solo phase starts with row R and llama row L, every later
-# row is a sub-multiset of R.  Index those densely in mixed radix (digit c in 0..R[c], stride
-# prod_{c' < c} (R[c'] + 1)); removing cards strictly lowers the index, so one pass in
-# increasing index order solves them all.  ``solve_solo_numba`` does that pass in nopython mode
-# (a few thousand states at most for 13 cards), ``best_discard_nb`` picks the discard after a
-# roll, ``state_index_nb`` maps a row to its index.
+# For a simulation kernel: when the solo phase starts with row R, llama row L and score S, every
+# later row is a sub-multiset of R and every later score one of ``score_levels(S)``.  Index the rows
+# densely in mixed radix (digit c in 0..R[c], stride prod_{c' < c} (R[c'] + 1)); removing cards
+# strictly lowers the index, so one pass in increasing index order per score level, from score 0
+# up, solves them all.  ``solve_solo_numba`` does that in nopython mode (a few thousand rows at
+# most for 13 cards, times at most 13 levels), ``best_discard_nb`` picks the discard after a roll
+# from one level's values, ``state_index_nb`` maps a row to its index.
 
 
 class DecisionTables(NamedTuple):
@@ -414,13 +477,16 @@ def decision_tables(layout=None) -> DecisionTables:
 
 
 class SoloPlan(NamedTuple):
-    """Solved solo phase from one start row: arrays indexed by ``state_index_nb(row, strides)``."""
+    """Solved solo phase from one start row and score: ``scores`` (k,) are the score levels, highest
+    (the start score) first; the other arrays are indexed ``[level, state_index_nb(row, strides)]``
+    (``quit_values`` only by the row: quitting does not depend on the score)."""
 
     strides: np.ndarray  # (7,) int64
+    scores: np.ndarray  # (k,) int64: score_levels(start score)
     quit_values: np.ndarray  # (n,) float64
-    roll_values: np.ndarray  # (n,) float64
-    values: np.ndarray  # (n,) float64
-    roll_better: np.ndarray  # (n,) bool: best action is roll (quit on ties)
+    roll_values: np.ndarray  # (k, n) float64
+    values: np.ndarray  # (k, n) float64
+    roll_better: np.ndarray  # (k, n) bool: best action is roll (quit on ties)
 
 
 @nb.njit(cache=True)
@@ -444,11 +510,29 @@ def state_index_nb(row, strides):
 
 
 @nb.njit(cache=True)
-def solve_solo_numba(start, llama_row, rolled, weights, denom):
-    """Solve every sub-multiset of ``start``; returns (strides, quit, roll, value, roll_better).
+def score_levels_nb(score):
+    """``score_levels`` in Numba: the scores reachable from ``score`` by three-llama returns, highest first."""
+    k = 1
+    s = score
+    while s > 0:
+        s -= largest_token(s, False)
+        k += 1
+    out = np.empty(k, dtype=np.int64)
+    s = score
+    for i in range(k):
+        out[i] = s
+        s -= largest_token(s, False)
+    return out
+
+
+@nb.njit(cache=True)
+def solve_solo_numba(start, llama_row, rolled, weights, denom, score):
+    """Solve every sub-multiset of ``start`` at every score level from ``score`` down; returns
+    (strides, scores, quit, roll, value, roll_better) as ``SoloPlan``.
 
     ``rolled``/``weights``/``denom`` from ``decision_tables``; ``llama_row`` counts (0/1).
-    The empty row (index 0) has value 0 and quit/roll values 0.
+    Index 0 is the empty row (gone out): ``value[k, 0] = roll[k, 0] = -largest_token(scores[k])``,
+    ``quit[0] = 0``.
     """
     strides = np.empty(7, dtype=np.int64)
     acc = 1
@@ -460,58 +544,75 @@ def solve_solo_numba(start, llama_row, rolled, weights, denom):
     for c in range(7):
         if llama_row[c] > 0:
             lmask |= 1 << c
+    scores = score_levels_nb(score)
+    levels = scores.shape[0]
     quit_v = np.zeros(n, dtype=np.float64)
-    roll_v = np.zeros(n, dtype=np.float64)
-    value = np.zeros(n, dtype=np.float64)
-    roll_better = np.zeros(n, dtype=np.bool_)
+    roll_v = np.zeros((levels, n), dtype=np.float64)
+    value = np.zeros((levels, n), dtype=np.float64)
+    roll_better = np.zeros((levels, n), dtype=np.bool_)
     row = np.zeros(7, dtype=np.int64)
     allow = np.zeros(7, dtype=np.int64)
     d = np.zeros(7, dtype=np.int64)
     m = rolled.shape[0]
     n_outcomes = 216
-    for s in range(1, n):
-        for c in range(7):
-            row[c] = (s // strides[c]) % (start[c] + 1)
-        q = float(_penalty_nb(row, 0))
-        drama = float(_penalty_nb(row, lmask))
-        total = 0.0
-        for o in range(m):
-            combos = 1
+    lll_weight = n_outcomes - denom
+    for k in range(levels - 1, -1, -1):  # score 0 first: a level needs the one below
+        t = largest_token(scores[k], False)
+        value[k, 0] = -t
+        roll_v[k, 0] = -t
+        for s in range(1, n):
             for c in range(7):
-                a = rolled[o, c] if rolled[o, c] < row[c] else row[c]
-                allow[c] = a
-                combos *= a + 1
-            if combos == 1:
-                total += weights[o] * drama
-                continue
-            best = np.inf
-            for t in range(1, combos):
-                rem = t
-                nxt = s
+                row[c] = (s // strides[c]) % (start[c] + 1)
+            q = float(_penalty_nb(row, 0))
+            drama = float(_penalty_nb(row, lmask))
+            total = 0.0
+            for o in range(m):
+                combos = 1
                 for c in range(7):
-                    d[c] = rem % (allow[c] + 1)
-                    rem //= allow[c] + 1
-                    nxt -= d[c] * strides[c]
-                if value[nxt] < best:
-                    best = value[nxt]
-            total += weights[o] * best
-        r = total / denom
-        quit_v[s] = q
-        if prefer_roll_nb(q, r):
-            roll_better[s] = True
-            value[s] = r
-            roll_v[s] = r
-        else:
-            value[s] = q
-            roll_v[s] = ((n_outcomes - denom) * q + total) / n_outcomes  # one roll, quit after LLL
-    return strides, quit_v, roll_v, value, roll_better
+                    a = rolled[o, c] if rolled[o, c] < row[c] else row[c]
+                    allow[c] = a
+                    combos *= a + 1
+                if combos == 1:
+                    total += weights[o] * drama
+                    continue
+                best = np.inf
+                for u in range(1, combos):
+                    rem = u
+                    nxt = s
+                    for c in range(7):
+                        d[c] = rem % (allow[c] + 1)
+                        rem //= allow[c] + 1
+                        nxt -= d[c] * strides[c]
+                    if value[k, nxt] < best:
+                        best = value[k, nxt]
+                total += weights[o] * best
+            quit_v[s] = q
+            if t > 0:  # three llamas: the token returned, the same row one level down
+                r = (lll_weight * (value[k + 1, s] - t) + total) / n_outcomes
+                roll_v[k, s] = r
+                if prefer_roll_nb(q, r):
+                    roll_better[k, s] = True
+                    value[k, s] = r
+                else:
+                    value[k, s] = q
+                continue
+            r = total / denom
+            if prefer_roll_nb(q, r):
+                roll_better[k, s] = True
+                value[k, s] = r
+                roll_v[k, s] = r
+            else:
+                value[k, s] = q
+                roll_v[k, s] = (lll_weight * q + total) / n_outcomes  # one roll, quit after LLL
+    return strides, scores, quit_v, roll_v, value, roll_better
 
 
 @nb.njit(cache=True)
 def best_discard_nb(row, rolled_counts, strides, values, out):
     """Write the best discard for ``row`` after a roll showing ``rolled_counts`` (per code) into
-    ``out``; return the number of cards discarded (0: no match, or three llamas).  ``values``
-    from ``solve_solo_numba`` for a start row containing ``row``.  Ties: more cards, then first."""
+    ``out``; return the number of cards discarded (0: no match, or three llamas).  ``values``: one
+    score level of ``solve_solo_numba``'s (the player's score now; a discard leaves it unchanged)
+    for a start row containing ``row``.  Ties: more cards, then first."""
     for c in range(7):
         out[c] = 0
     if rolled_counts[6] == 3:
@@ -553,11 +654,11 @@ def best_discard_nb(row, rolled_counts, strides, values, out):
     return best_n
 
 
-def solo_plan(start_row, llama_row, layout=None) -> SoloPlan:
-    """Python wrapper: run ``solve_solo_numba`` for a start row (counts or card string)."""
+def solo_plan(start_row, llama_row, layout=None, *, score: int = 0) -> SoloPlan:
+    """Python wrapper: run ``solve_solo_numba`` for a start row (counts or card string) and score."""
     start = _as_counts(start_row, "start row")
     lr = _as_llama_row(llama_row)
+    sc = _as_score(score)
     t = decision_tables(layout)
-    strides, q, r, v, rb = solve_solo_numba(start, lr, t.rolled, t.weights, t.denom)
-    return SoloPlan(strides, q, r, v, rb)
+    return SoloPlan(*solve_solo_numba(start, lr, t.rolled, t.weights, t.denom, sc))
 

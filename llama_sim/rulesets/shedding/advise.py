@@ -190,6 +190,30 @@ class SheddingAdvice:
     def exact_answer(self, pos, names, cfg, horizon):
         return None
 
+    def options_text(self, obs, hand) -> str:
+        """The ``advise`` options of what the acting seat of ``obs`` sees (``llamasim grade`` lists
+        positions so): the other seats in turn order after it, the discard pile besides its top."""
+        names = self.rules.code_names
+        n, me, top = int(obs[shedding.OBS_PLAYERS]), int(obs[shedding.OBS_SEAT]), int(obs[shedding.OBS_TOP])
+        o_quit = shedding.OBS_HAND_SIZES + shedding.MAX_SEATS
+        o_scores, o_discard = o_quit + shedding.MAX_SEATS, o_quit + 2 * shedding.MAX_SEATS
+        others = [(me + k) % n for k in range(1, n)]
+        cards = lambda counts: " ".join(names[c] for c in range(len(names)) for _ in range(int(counts[c])))
+        discard = np.array([obs[o_discard + c] for c in range(len(names))])
+        discard[top] -= 1
+        parts = [f'--hand "{cards(hand)}"', f"--top {names[top]}",
+                 "--hand-sizes " + ",".join(str(int(obs[shedding.OBS_HAND_SIZES + s])) for s in others),
+                 f"--pile {int(obs[shedding.OBS_DRAW_PILE])}"]
+        quit = [str(k + 1) for k, s in enumerate(others) if obs[o_quit + s]]
+        if quit:
+            parts.append("--quit " + ",".join(quit))
+        if discard.sum():
+            parts.append(f'--discard "{cards(discard)}"')
+        scores = [int(obs[o_scores + s]) for s in [me] + others]
+        if any(scores):
+            parts.append("--scores " + ",".join(map(str, scores)))
+        return f"--game {self.rules.name} " + " ".join(parts)
+
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         rules = self.rules
         unseen, discard0 = unseen_cards(pos, self.deck, np.int8)

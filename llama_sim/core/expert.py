@@ -1,0 +1,170 @@
+"""The expert player's search, the same for every rule set: on-line policy improvement by roll-outs.
+
+At a decision with more than one legal action the expert samples what it cannot see (the other hands
+and the draw pile, or nothing but the dice) consistently with everything its player has seen, plays
+every legal action on the same sample, lets every seat (itself included) continue with a base
+strategy, and takes the action with the lowest mean of its own points over the round. Common
+samples make the comparison paired: the differences between actions have far less noise than the
+actions' values. It stops early when the leader is ``stop_z`` standard errors of the paired
+difference clear of every other action (the stop rule of backgammon roll-out tools), after at least
+``MIN_ROLLOUTS`` samples, and otherwise at ``rollouts``.
+
+What a rule set gives (``rulesets/<name>``, bound in its strategies file):
+
+- ``tables``: its rule tables (a tuple of arrays), handed to both functions below;
+- ``world(tables, obs, hand)``: scratch for its roll-outs (a tuple of arrays, made once per decision);
+- ``rollout(tables, world, obs, hand, actions, k, key, i, base_row, decide, objective, out)``: sample ``i``
+  of the hidden state from the stream (``key``, ``i``), play each of the ``k`` actions on it and write
+  into ``out[:k]`` the acting seat's points for the round (score change, tokens returned included),
+  minus the other seats' mean when ``objective`` is ``RELATIVE``;
+- ``decide``: the roll-outs' policy call (``registry.line_up_ask``): at the roll-out's first decision
+  (its turn counter 0) the forced action in column ``FORCED`` of the row it is handed, afterwards the
+  base strategy that column ``BASE`` names, on its parameters in the row's first columns.
+
+Everything runs in compiled code: one Python-free call per decision. The only randomness is one
+draw from the policy's ``rng`` per decision (the roll-outs' key), so a game replays exactly under the
+same seed whatever the threads or backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from llama_sim.core import rng as R
+from llama_sim.core.registry import MAX_PARAMS, get as get_strategy
+
+FORCED = MAX_PARAMS  # the roll-out row's column holding the acting seat's first action
+BASE = MAX_PARAMS + 1  # the column holding the index of the base strategy
+ROW = MAX_PARAMS + 2
+BATCH = 8  # the stop rule is checked every BATCH samples
+MIN_ROLLOUTS = 16
+MAX_CANDIDATES = 64  # every rule set has fewer than 64 actions (the legal mask is an int64)
+
+# The expert's parameters, in this order in its ``params`` (every rule set declares them alike;
+# ``base`` indexes the rule set's ``bases``).
+P_ROLLOUTS, P_STOP_Z, P_BASE, P_OBJECTIVE = 0, 1, 2, 3
+OWN, RELATIVE = 0, 1  # objectives: the own points of the round; the own minus the others' mean
+
+
+def expert_params(bases: tuple[str, ...], default_rollouts: int = 256) -> dict:
+    """The ``@strategy`` parameter declaration of a rule set's expert. The default budget: at 4 players
+    in L.A.M.A. 16 roll-outs lose to climber, 64 cannot be told apart from it, 256 win (reports/expert),
+    and still play about 200 rounds per second per core (``benchmarks/expert.py``)."""
+    names = ", ".join(f"{i} {name}" for i, name in enumerate(bases))
+    return {
+        "rollouts": (default_rollouts, MIN_ROLLOUTS, 100_000, "samples per decision at most (every action on each)"),
+        "stop_z": (2.0, 0, 50, "stop early when the best action is this many standard errors clear "
+                               "of every other (0: never)"),
+        "base": (0, 0, len(bases) - 1, f"strategy everyone plays in the roll-outs: {names}"),
+        "objective": (RELATIVE, OWN, RELATIVE, "what it minimises: 0 its own points of the round, 1 its points "
+                                               "minus the others' mean (in a game the others' points count too)"),
+    }
+
+
+def base_rows(game: str, bases: tuple[str, ...], max_players: int) -> np.ndarray:
+    """``rows[b, n]``: the roll-out params row of base ``b`` at ``n`` players: its parameters as it
+    plays them at that count (its preset), ``BASE`` = b. Built from the registry, no compiling."""
+    rows = np.zeros((len(bases), max_players + 1, ROW), np.float64)
+    for b, name in enumerate(bases):
+        s = get_strategy(game, name)
+        for n in range(2, max_players + 1):
+            rows[b, n, :MAX_PARAMS] = s.param_vector(s.preset_for(n))
+            rows[b, n, BASE] = b
+    return rows
+
+
+@njit(cache=True, nogil=True, inline="always")
+def legal_actions(legal, actions):
+    """The actions of the bit mask ``legal`` into ``actions``, in order; returns how many."""
+    k = 0
+    for a in range(MAX_CANDIDATES):
+        if (legal >> a) & 1:
+            actions[k] = a
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def expert_choose(obs, hand, legal, params, rng, tables, world, rollout, decide, base_row):
+    """The action the expert takes (see the module docstring); ``base_row``: ``base_rows``' row for
+    the base and player count it plays with."""
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    k = legal_actions(legal, actions)
+    if k == 1:
+        return actions[0]
+    cap = max(int(params[P_ROLLOUTS]), MIN_ROLLOUTS)
+    stop_z = params[P_STOP_Z]
+    objective = int(params[P_OBJECTIVE])
+    key = R.next_u64(rng)
+    values = np.zeros((cap, k), np.float64)
+    row = base_row.copy()
+    scratch = world(tables, obs, hand)
+    done = 0
+    for i in range(cap):
+        rollout(tables, scratch, obs, hand, actions, k, key, i, row, decide, objective, values[i])
+        done = i + 1
+        if stop_z > 0 and done >= MIN_ROLLOUTS and done % BATCH == 0 and clear_leader(values, done, k, stop_z):
+            break
+    return actions[leader(values, done, k)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rollout_values(obs, hand, legal, key, count, objective, tables, world, rollout, decide, base_row, values):
+    """``count`` samples from the stream ``key`` of every legal action (in action order) into
+    ``values[:count, :k]``: what ``grade`` weighs a strategy's decisions with."""
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    k = legal_actions(legal, actions)
+    scratch = world(tables, obs, hand)
+    row = base_row.copy()
+    for i in range(count):
+        rollout(tables, scratch, obs, hand, actions, k, key, i, row, decide, objective, values[i])
+
+
+class Search:
+    """What ``grade`` needs of a rule set's expert (its strategies file's ``EXPERT_SEARCH``):
+    ``values(obs, hand, legal, key, count, objective, base, out)``, ``rollout_values`` compiled for the
+    rule set, and the names of the bases ``base`` indexes."""
+
+    def __init__(self, values, bases: tuple[str, ...]):
+        self.values = values
+        self.bases = bases
+
+
+@njit(cache=True, nogil=True, inline="always")
+def leader(values, done, k):
+    """The column with the lowest mean over the first ``done`` rows (the first on a tie)."""
+    best = 0
+    best_sum = np.inf
+    for j in range(k):
+        s = 0.0
+        for i in range(done):
+            s += values[i, j]
+        if s < best_sum - 1e-9:
+            best_sum = s
+            best = j
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def clear_leader(values, done, k, z):
+    """True when the leader's paired difference to every other column is ``z`` standard errors clear
+    (a column equal to the leader on every sample is not clear: it may be as good)."""
+    best = leader(values, done, k)
+    for j in range(k):
+        if j == best:
+            continue
+        s = 0.0
+        ss = 0.0
+        for i in range(done):
+            d = values[i, j] - values[i, best]
+            s += d
+            ss += d * d
+        mean = s / done
+        var = (ss - s * mean) / (done - 1)
+        if var <= 0.0:
+            if mean <= 0.0:
+                return False
+            continue
+        if mean < z * np.sqrt(var / done):
+            return False
+    return True

@@ -1,0 +1,100 @@
+"""The README's commands run as written, so the README cannot rot.
+
+Every ``llamasim`` command of the README's bash blocks and its Python block run here, from a folder
+that holds the repository's ``experiments/`` and ``examples/`` (what a fresh clone has). Only their
+sizes shrink (rounds, games, budgets, roll-outs, ``--scale``: ``small``), so the suite stays short;
+everything else is the README's text. A line that needs what a test cannot have (a cluster's
+address) is listed in ``NEEDS`` with the reason.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+NEEDS = {"--scheduler": "a running Dask scheduler at the given address"}
+CAPS = {"--rounds": 20_000, "--games": 200, "--budget": 20_000, "--decisions": 100, "--rollouts": 50,
+        "--max-rollouts": 2_000}
+DEFAULTS = {  # sizes a command has by default, given here so the test stays small
+    "chart": ["--games", "200"], "grade": ["--decisions", "100", "--rollouts", "30"],
+    "bench": ["--rounds", "20000", "--reference-rounds", "300"], "advise": ["--max-rollouts", "2000"],
+    "run": ["--scale", "0.002"], "report": ["--scale", "0.002"], "tune": ["--budget", "20000"],
+}
+
+
+def blocks(kind: str) -> list[str]:
+    return re.findall(rf"```{kind}\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def commands() -> list[str]:
+    """The llamasim commands of the bash blocks, comments dropped (``cd`` and ``pip`` are the set-up)."""
+    out = []
+    for block in blocks("bash"):
+        for line in block.splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part, comments=True)
+                if words and words[0] == "llamasim":
+                    out.append(shlex.join(words))
+    return out
+
+
+def small(words: list[str], tmp: Path) -> list[str]:
+    """The command at test size: counts capped, default sizes given, outputs under ``tmp``."""
+    out = list(words)
+    for i, w in enumerate(out[:-1]):
+        if w in CAPS and out[i + 1].replace("_", "").isdigit():
+            out[i + 1] = str(min(int(out[i + 1]), CAPS[w]))
+        if w == "--precision":
+            out[i + 1] = str(max(float(out[i + 1]), 0.3))
+        if w == "--scale":
+            out[i + 1] = "0.002"
+        if w == "--out" and out[i + 1].startswith("/"):
+            out[i + 1] = str(tmp / Path(out[i + 1]).name)
+    command = out[1]
+    for flag, value in zip(DEFAULTS.get(command, [])[::2], DEFAULTS.get(command, [])[1::2]):
+        if flag not in out:
+            out += [flag, value]
+    return out
+
+
+@pytest.fixture
+def clone(tmp_path):
+    """A working folder like a fresh clone's root: experiments/ and examples/ (reports are written here)."""
+    for name in ("experiments", "examples"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    return tmp_path
+
+
+def test_the_readme_has_commands():
+    found = commands()
+    assert len(found) >= 20 and any(c.startswith("llamasim compare") for c in found)
+
+
+@pytest.mark.parametrize("command", commands())
+def test_readme_command_runs(command, clone):
+    words = shlex.split(command)
+    missing = [why for flag, why in NEEDS.items() if flag in words]
+    if missing:
+        pytest.skip(f"needs {missing[0]}")
+    args = small(words, clone)
+    out = subprocess.run([sys.executable, "-m", "llama_sim", *args[1:]], cwd=clone, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, f"{shlex.join(args)}\n{out.stderr[-2000:]}"
+    if "--format" not in words:
+        assert out.stdout.strip(), shlex.join(args)
+
+
+def test_readme_python_runs(clone):
+    """The Python block, its sizes shrunk the same way."""
+    (code,) = [b for b in blocks("python") if "import llama_sim" in b]
+    caps = {"rounds": 20_000, "games": 300, "budget": 20_000}
+    shrunk = re.sub(r"\b(rounds|games|budget)=([\d_]+)",
+                    lambda m: f"{m.group(1)}={min(int(m.group(2).replace('_', '')), caps[m.group(1)])}", code)
+    out = subprocess.run([sys.executable, "-c", shrunk], cwd=clone, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
