@@ -558,7 +558,9 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
           "round (its own minus the others' mean by default).",
           params=expert_params(EXPERT_BASES), presets={5: {"base": 0}, 6: {"base": 1}}, search=True)
 def expert(obs, hand, legal, params, rng):
-    return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _dice_expert.world, _dice_expert.rollout,
+    """Of discards that discard the same cards (either of two dice showing the value) it considers the
+    lowest mask only (``rulesets.dice.expert.distinct_actions``)."""
+    return expert_choose(obs, hand, _dice_expert.distinct_actions(obs, legal), params, rng, EXPERT_TABLES, _dice_expert.world, _dice_expert.rollout,
                          expert_decide, EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]])
 
 

@@ -144,3 +144,20 @@ def test_dice_expert_goes_out_on_a_discard_mid_turn():
     assert legal == sum(1 << (D.DISCARD_BASE + m) for m in (1, 2, 3))
     for objective in (0, 1):
         assert expert_at("dice", f"expert:rollouts=16,objective={objective}", 4)(obs, hand, legal) == D.DISCARD_BASE + 3
+
+
+def test_dice_expert_considers_one_of_equal_discards():
+    """Dice A and B both show a 4 and the row holds one 4 and a llama: discarding with A or with B is
+    the same discard, so only A's masks stay candidates."""
+    from llama_sim.rulesets.dice.expert import distinct_actions
+
+    obs, hand = dice_alone_position("4 L 2", "1 3 5 6")
+    faces = [3, 3, D.LLAMA]
+    obs[D.OBS_PHASE] = D.PHASE_DISCARD
+    obs[D.OBS_DICE:D.OBS_DICE + 3] = faces
+    legal = int(discard_masks(*faces, *(hand[f] for f in faces))) << D.DISCARD_BASE
+    masks = [m for m in range(1, 8) if legal >> (D.DISCARD_BASE + m) & 1]
+    assert masks == [1, 2, 4, 5, 6]
+    kept = int(distinct_actions(obs, np.int64(legal)))
+    assert [m for m in range(1, 8) if kept >> (D.DISCARD_BASE + m) & 1] == [1, 4, 5]
+    assert expert_at("dice", "expert:rollouts=16", 4)(obs, hand, legal) in {D.DISCARD_BASE + m for m in (1, 4, 5)}

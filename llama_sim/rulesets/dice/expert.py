@@ -34,6 +34,35 @@ CFG_LEN = 19  # the kernel's cfg: layout id, 18 faces
 
 
 @njit(cache=True, nogil=True, inline="always")
+def distinct_actions(obs, legal):
+    """``legal`` without the discards that discard the same cards as a lower mask (two dice showing the
+    same value, one card of it in the row: either die): they lead to the same state, so the search
+    would only split its samples between equals, and equal columns never let its stop rule stop."""
+    if obs[OBS_PHASE] != PHASE_DISCARD:
+        return legal
+    seen = np.zeros(8, np.int64)
+    n_seen = 0
+    out = legal
+    for m in range(1, 8):
+        if (legal >> (DISCARD_BASE + m)) & 1 == 0:
+            continue
+        key = 0  # the cards discarded, as counts per code (2 bits each)
+        for d in range(3):
+            if (m >> d) & 1:
+                key += 1 << (2 * obs[OBS_DICE + d])
+        dup = False
+        for j in range(n_seen):
+            if seen[j] == key:
+                dup = True
+        if dup:
+            out &= ~(1 << (DISCARD_BASE + m))
+        else:
+            seen[n_seen] = key
+            n_seen += 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
 def world(tables, obs, hand):
     """Scratch for one decision's roll-outs: (rows, llama row, discarded, quit, scores, returned, cfg,
     obs, log, bad, entry_of_seat, slot_of_entry, dice rng, policy rng); ``cfg`` is the layout read from
