@@ -466,7 +466,7 @@ from llama_sim.rulesets.kadabra.tables import OBS_TURN  # noqa: E402
 EXPERT_BASES = ("climber",)  # the strongest at 4-6 players; at 2 and 3 it plays as showman, the strongest there
 EXPERT_ROWS = base_rows("kadabra", EXPERT_BASES, MAX_PLAYERS)
 EXPERT_TABLES = _kadabra_expert.TABLES
-_climber = njit(cache=True)(climber)
+_climber = njit(cache=True, inline="always")(climber)
 
 
 @njit(inline="always")
