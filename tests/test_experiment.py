@@ -111,6 +111,10 @@ games = 600
 
 @pytest.mark.parametrize("text,key,needle", [
     (BASE + "colour = 1\n" + STEP, "colour", "unknown key"),
+    (BASE + "terms = 3\n" + STEP, "terms", "must be a table of term"),
+    (BASE + 'terms = { quit_at = "" }\n' + STEP, "terms.quit_at", "must not be empty"),
+    (BASE + "terms = { quit_at = 1 }\n" + STEP, "terms.quit_at", "must be a string"),
+    (BASE + "reading = 5\n" + STEP, "reading", "must be a string"),
     (BASE + STEP + "speed = 3\n", "steps[0].speed", "unknown key"),
     ('question = "q"\ngame = "lama"\nseed = "one"\n' + STEP, "seed", "must be an integer"),
     (BASE + STEP.replace('"greedy"', '"nosuch"'), "steps[0].strategies[1]", "unknown lama strategy 'nosuch'"),
