@@ -157,7 +157,7 @@ def _compare(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
     for metric in GAME_FEATURES:
         g = values[(values.metric == metric) & (values.strategy == first)].set_index("option").loc[best.option]
         if len(g):
-            name = metric.replace("_", " ") if metric == "rounds_per_game" else f"{first}: {metric.replace('_', ' ')}"
+            name = metric_words(metric) if metric == "rounds_per_game" else f"{first}: {metric_words(metric)}"
             display[name] = [est(*x) for x in zip(g.value, g.ci_low, g.ci_high)]
     display[f"best on {headline}"] = best.best.to_numpy()
     display["lead over the runner-up"] = [
@@ -442,5 +442,5 @@ def summarise(kind: str, results: list, tags: list[dict]) -> Optional[AcrossSumm
     if summary is not None:  # name the option column after the option
         name = "_".join(tags[0])
         summary.tables = {k: v.rename(columns={"option": name}) for k, v in summary.tables.items()}
-        summary.display = summary.display.rename(columns={"option": name})
+        summary.display = summary.display.rename(columns={"option": name.replace("_", " ")})
     return summary

@@ -38,8 +38,11 @@ the key (``steps[2].grid.quit_at: ...``), exit status 2.
 SVG), ``report.md``, ``report.html`` (self-contained: plots embedded) and ``run.json`` (command,
 seed, package version, git commit, rule-set options, timings). ``scale`` multiplies every rounds,
 games and max_rounds count (precision targets are widened by ``1/sqrt(scale)``), for a quick look.
-The same spec and seed give identical tables. Each step states its conclusion in one sentence,
-derived from the data, with its interval.
+The same spec and seed give identical tables. Each step states its answer in one or two plain
+sentences, derived from the data, each estimate with its interval; the report puts the answers
+first, then the terms it uses (a spec may define its own: ``terms = { quit_at = "..." }``), then
+the spec's ``reading`` (a paragraph reconciling measures or giving context), then each step's
+evidence.
 
 Rule-set options per step: ``options = { dice_layout = "13-25-46" }`` on a step overrides the
 spec's ``options`` for that step; ``option_grid = { dice_layout = "all" }`` (or a list of values)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.core.files import check_target, whole_folder
+from llama_sim.core.ruleset import get_game
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps import STEP_KINDS, StepOutcome, tag_text
 
@@ -132,10 +133,11 @@ def _measures_compared(result: ExperimentResult) -> bool:
     return {"penalty_per_round", "win_rate"} <= measured
 
 
-GENERIC_READING = ("Penalty per round averages the points of every round; win rate asks only who is lowest when a "
-                   "score reaches 40. They can rank strategies differently: a strategy may take fewer points on "
-                   "average yet win fewer games, for instance when it often quits early, which keeps a round's "
-                   "points low but rarely goes out (returning a token) and lets the others shed their cards.")
+GENERIC_READING = ("Penalty per round averages a player's own points over every round; win rate counts the games "
+                   "in which the player is lowest when a score reaches 40. The two need not agree: a game is won by "
+                   "ending below the others, so what counts is the points a strategy takes relative to the players "
+                   "at its table in the rounds that decide the game, and a strategy can have the lowest average and "
+                   "still win fewer games.")
 
 
 def _reading_blocks(result: ExperimentResult) -> list:
@@ -163,8 +165,9 @@ def _terms_blocks(result: ExperimentResult) -> list:
     per_game: dict[str, list] = {}
     for o in result.steps:
         per_game.setdefault(o.step.game or result.spec.game, []).extend(_strategy_labels(o))
-    lines = [line for game, labels in per_game.items()
-             for line in strategy_lines(game, labels)]
+    several = len(per_game) > 1
+    lines = [(f"{name} ({get_game(game).title})" if several else name, text) for game, labels in per_game.items()
+             for name, text in strategy_lines(game, labels)]
     if lines:
         unique = list(dict.fromkeys(lines))
         blocks += [("p", "Strategies in this report:"), ("list", unique)]
@@ -209,9 +212,13 @@ def _method(o: StepOutcome, seed: int) -> str:
     text = STEP_KINDS[o.step.kind].method(o.args, o.results) if o.args or o.step.kind == "solve" else ""
     if o.tags:
         keys = " x ".join(k.replace("_", " ") for k in o.tags[0])
-        seeds = "" if o.step.kind == "solve" else f" (seeds {seed} to {seed + len(o.tags) - 1}, in table order)"
-        text += f" Once for each {keys} ({len(o.tags)} in all), each on its own deals{seeds}."
-    return f"{text} ({o.seconds:.0f} s.)".strip() if text else ""
+        if o.step.kind == "solve":
+            text += f" Once for each {keys} ({len(o.tags)} in all)."
+        else:
+            text += (f" Once for each {keys} ({len(o.tags)} in all), each on its own deals (seeds {seed} to "
+                     f"{seed + len(o.tags) - 1}, in table order).")
+    took = "under a second" if o.seconds < 1 else f"{o.seconds:.0f} s"
+    return f"{text} It took {took}.".strip() if text else ""
 
 
 def report_blocks(result: ExperimentResult) -> list:

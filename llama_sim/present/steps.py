@@ -389,8 +389,10 @@ def _method_seat_table(args: dict, results: list) -> str:
 def _method_sweep(args: dict, results: list) -> str:
     grid = "; ".join(f"{k} = {_values_text(v)}" for k, v in args["param"].items())
     vs = listing(args["vs"]) or "copies of itself"
+    opponent = results[0].opponent
     return (f"{args['strategy']} with {grid} against {vs} at {args['players']} players, {_size(args)} per value, "
-            f"every value on the same deals.")
+            f"every value on the same deals. \"vs {opponent}\" is its value minus {opponent}'s at the same tables, "
+            f"\"vs best\" its value minus the best value's.")
 
 
 def _values_text(values: list) -> str:
@@ -423,8 +425,11 @@ def _method_chart(args: dict, results: list) -> str:
     from llama_sim.analysis.chart import wording
 
     r = results[0]
-    return (f"{thousands(r.games)} full games of {r.policy} at {r.players} players; at each of its "
-            f"{wording(r.game)['decision']} both choices were played out on the same cards.")
+    words = wording(r.game)
+    return (f"{thousands(r.games)} full games of {r.policy} at {r.players} players; at each of its {words['decision']} "
+            f"both choices were played out on the same cards. Per token at stake: how many such decisions, how "
+            f"often {r.policy} quit, and the share of the decisions in cells where quitting is better, where "
+            f"{words['play_on']}ing is, and where the data do not separate them.")
 
 
 def _method_tune(args: dict, results: list) -> str:
@@ -446,19 +451,25 @@ def _method_variants(args: dict, results: list) -> str:
 # ------------------------------------------------------------------------------------ where points and wins disagree
 
 def _disagree(ranking: pd.DataFrame) -> list[str]:
-    """Per player count: the strategy with the lowest penalty per round when it does not also win most."""
+    """Per player count: the strategy with the lowest penalty per round when another clearly wins more
+    games (the data separate the two on both measures)."""
     if not {"penalty_per_round", "win_rate"} <= set(ranking.metric):
         return []
     out = []
+
+    def tied(row) -> set:
+        return set(filter(None, str(row.indistinguishable_from or "").split(", ")))
+
     for n, g in ranking.groupby("players", sort=False):
-        points = g[g.metric == "penalty_per_round"].sort_values("value")
+        points = g[g.metric == "penalty_per_round"].sort_values("rank")
         wins = g[g.metric == "win_rate"].sort_values("rank")
-        low = points.iloc[0]
+        low, lead = points.iloc[0], wins.iloc[0]
+        if low.strategy == lead.strategy or low.strategy in tied(lead) or lead.strategy in tied(low):
+            continue
         place = int(wins.strategy.tolist().index(low.strategy)) + 1
-        if place > 1:
-            out.append(f"at {n} players {low.strategy} has the lowest penalty per round, "
-                       f"{est(low.value, low.ci_low, low.ci_high)}, but ranks {ordinal(place)} by win rate, "
-                       f"behind {listing(wins.strategy.iloc[:place - 1].tolist())}")
+        out.append(f"at {n} players {low.strategy} has the lowest penalty per round, "
+                   f"{est(low.value, low.ci_low, low.ci_high)}, but ranks {ordinal(place)} by win rate, "
+                   f"behind {listing(wins.strategy.iloc[:place - 1].tolist())}")
     return out
 
 
@@ -499,7 +510,8 @@ def _display_compare(results: list) -> pd.DataFrame:
         g = rank[rank.metric == m].set_index(["players", "strategy"])
         rows = g.loc[list(zip(table.players, table.strategy))]
         table[metric_words(m)] = _ci_column(rows.value, rows.ci_low, rows.ci_high)
-    table[f"tied with (on {metric_words(head)})"] = first.indistinguishable_from.replace("", "-").to_numpy()
+    tied = "tied with" if len(metrics) == 1 else f"tied with (on {metric_words(head)})"
+    table[tied] = first.indistinguishable_from.replace("", "-").to_numpy()
     if table.players.nunique() == 1:
         table = table.drop(columns="players")
     return table

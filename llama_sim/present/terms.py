@@ -127,8 +127,23 @@ def strategy_lines(game: str, labels: Iterable[str], players: Iterable[int] = ()
         if notes:
             text += " Parameters: " + "; ".join(notes) + "."
         if entry["free"] and s.presets:
-            presets = "; ".join(f"{n} players " + ", ".join(f"{k} = {v:g}" for k, v in values.items())
-                                for n, values in sorted(s.presets.items()))
-            text += f" Unset parameters take the values tuned per player count: {presets}."
+            text += f" Unset parameters take the values tuned per player count: {_presets(game, s)}."
         out.append((name, text))
     return out
+
+
+def _presets(game: str, strategy) -> str:
+    """``2 players quit_at = 8; 3 and 4 players quit_at = 2; ...``: what each player count plays."""
+    from llama_sim.core.ruleset import get_game
+    from llama_sim.core.words import counts_text
+
+    spec = get_game(game)
+    groups: list[tuple[list[int], dict]] = []
+    for n in range(spec.min_players, spec.max_players + 1):
+        values = strategy.preset_for(n)
+        if groups and groups[-1][1] == values:
+            groups[-1][0].append(n)
+        else:
+            groups.append(([n], values))
+    return "; ".join(f"{counts_text(counts)} "
+                     + ", ".join(f"{k} = {v:g}" for k, v in values.items()) for counts, values in groups if values)
