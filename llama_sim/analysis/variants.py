@@ -141,21 +141,26 @@ def _headline(rank: pd.DataFrame) -> str:
 
 def conclude_variants(result: VariantsResult) -> str:
     """One sentence per variant: its effect on the penalty per round of the strategy that leads under
-    the rulebook at each player count, on the length of a game, and at which counts the ranking
-    changes (the ranking as groups the data cannot separate, as ``compare`` ranks them)."""
+    the rulebook at each player count, on the length of a game, on that strategy's win rate where
+    the change is clear, and at which counts the ranking changes (the ranking as groups the data
+    cannot separate, as ``compare`` ranks them)."""
     e, rank = result.effects, result.ranking
     metric = _headline(rank)
     counts = sorted(set(e.players))
+    leaders = {n: ranking_order(rank, n, BASELINE, metric)[0] for n in counts}
+    one = len(set(leaders.values())) == 1  # the same leader at every count: named once
+    who = (f"{leaders[counts[0]]}, the leader under the {BASELINE}," if one else
+           f"the strategy that leads under the {BASELINE}")
     sentences = []
     for variant in [v for v in result.variants if v != BASELINE]:
         points, lengths, moved, wins = [], [], [], []
         for k, n in enumerate(counts):
-            best = ranking_order(rank, n, BASELINE, metric)[0]
+            best = leaders[n]
             cell = e[(e.players == n) & (e.variant == variant) & (e.strategy == best)].set_index("metric")
             p = cell.loc["penalty_per_round"]
             at = f"at {n} players" if k == 0 else f"at {n}"
             points.append(f"{_change(p.effect, p.effect_ci_low, p.effect_ci_high, 'more', 'fewer')}"
-                          f"{' points per round' if k == 0 else ''} {at} ({best})")
+                          f"{' points per round' if k == 0 else ''} {at}{'' if one else f' ({best})'}")
             if "rounds_per_game" in cell.index:
                 g = cell.loc["rounds_per_game"]
                 if g.effect_ci_low > 0 or g.effect_ci_high < 0:
@@ -167,16 +172,20 @@ def conclude_variants(result: VariantsResult) -> str:
             if "win_rate" in cell.index:
                 w = cell.loc["win_rate"]
                 if w.effect_ci_low > 0 or w.effect_ci_high < 0:
-                    wins.append(f"{'rises' if w.effect > 0 else 'falls'} by "
-                                f"{magnitude(w.effect, w.effect_ci_low, w.effect_ci_high)} at {n} players ({best})")
+                    wins.append((w.effect > 0, magnitude(w.effect, w.effect_ci_low, w.effect_ci_high), n, best))
             old, new = ranking_groups(rank, n, BASELINE, metric), ranking_groups(rank, n, variant, metric)
             if [sorted(g) for g in old] != [sorted(g) for g in new]:
                 moved.append(str(n))
-        text = f"With {variant}, the strategy that leads under the {BASELINE} takes {listing(points)}"
+        text = f"With {variant}, {who} takes {listing(points)}"
         if lengths:
             text += f"; games last {listing(lengths)}"
         if wins:
-            text += f"; its win rate {listing(wins)}"
+            same = len({up for up, *_ in wins}) == 1
+            parts = [(f"{'rises' if up else 'falls'} by " if k == 0 or not same else "")
+                     + f"{size} at {n}{' players' if k == 0 else ''}{'' if one else f' ({best})'}"
+                     for k, (up, size, n, best) in enumerate(wins)]
+            whose = "its" if one else "the leader's"
+            text += f"; {whose} win rate {listing(parts)}"
         words = metric.replace("_", " ")
         text += (f"; the order by {words} changes at {listing(moved)} players" if moved else
                  f"; the order by {words} does not change") + "."
