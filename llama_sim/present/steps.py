@@ -317,10 +317,12 @@ def _conclude_chart(results: list) -> str:
     win = r.measure == "win"
     scale = 100 if win else 1  # the win measure in percentage points, as the plot shows it
     unit = "percentage points" if win else "points"
-    if not separated(lo, hi):
+    if not separated(lo, hi) and win:  # minus the win share: quitting changes the chance of winning by -d
+        verdict = (f"the data do not separate quitting and {play_on}ing (quitting changes the chance of winning by "
+                   f"{est(-d * scale, -hi * scale, -lo * scale, sign=True)} {unit})")
+    elif not separated(lo, hi):
         verdict = (f"the data do not separate quitting and {play_on}ing (quit - {play_on}: "
-                   f"{est(d * scale, lo * scale, hi * scale, sign=True)} {unit}"
-                   f"{' of the chance of losing' if win else ''})")
+                   f"{est(d, lo, hi, sign=True)} {unit})")
     elif win:  # the win measure values a branch by minus its win share
         verdict = (f"quitting {'lowers' if d > 0 else 'raises'} the chance of winning the game by "
                    f"{magnitude(d * scale, lo * scale, hi * scale)} percentage points")
@@ -329,7 +331,7 @@ def _conclude_chart(results: list) -> str:
         verdict = (f"quitting {'costs' if d > 0 else 'saves'} {magnitude(d, lo, hi)} points{whose} over the rest of "
                    f"the round against {play_on}ing")
     return (f"In the {words['decision']} that {r.policy} meets at {r.players} players, by hand points: "
-            f"{_chart_rule(cells, words['letter'], play_on)} (in between, the data do not separate the two). "
+            f"{_chart_rule(cells, words['letter'], play_on)} (elsewhere, the data do not separate the two). "
             f"In the most frequent cell ({where}), {verdict}.")
 
 
