@@ -9,7 +9,7 @@ than greedy"); when its interval holds 0, "the data do not separate" the two.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional
+from typing import Optional
 
 LOWER_IS_BETTER = frozenset({"penalty_per_round", "final_score"})
 
@@ -29,12 +29,6 @@ def decimals(low: float, high: float, most: int = 4) -> int:
     if not (math.isfinite(half) and half > 0):
         return min(3, most)
     return max(1, min(most, -math.floor(math.log10(half))))
-
-
-def column_decimals(lows: Iterable[float], highs: Iterable[float], most: int = 4) -> int:
-    """One number of decimals for a table column: enough for its narrowest interval."""
-    widths = [decimals(lo, hi, most) for lo, hi in zip(lows, highs) if math.isfinite(hi - lo) and hi > lo]
-    return max(widths) if widths else min(3, most)
 
 
 def number(value: float, digits: int, sign: bool = False) -> str:
