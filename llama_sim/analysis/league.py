@@ -287,7 +287,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                           f"{what}_per_second": round(plays / seconds) if seconds > 0 else None})
         backend_text = runner.describe()
     per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS)
-    results, ranking, paired, strongest = [], [], [], []
+    results, ranking, paired = [], [], []
     for n in counts:
         rows_n = per_lineup[per_lineup.players == n]
         value_of = {}
