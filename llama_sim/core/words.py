@@ -32,10 +32,11 @@ def decimals(low: float, high: float, most: int = 4) -> int:
 
 
 def number(value: float, digits: int, sign: bool = False) -> str:
+    """``value`` with ``digits`` decimals (``sign``: always a sign). A negative value that rounds to 0
+    keeps its minus ("-0.00"): an interval bound just below 0 must not read as 0 or above."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    text = f"{value:{'+' if sign else ''}.{digits}f}"
-    return text.replace("-0." + "0" * digits, "0." + "0" * digits) if not sign else text
+    return f"{value:{'+' if sign else ''}.{digits}f}"
 
 
 def est(value: float, low: float, high: float, sign: bool = False, digits: Optional[int] = None) -> str:
