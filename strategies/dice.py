@@ -562,3 +562,51 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
 def chart(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
+
+
+# --------------------------------------------------------------------------------------------
+# expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
+# --------------------------------------------------------------------------------------------
+
+from llama_sim.core.expert import Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.rulesets.dice import expert as _dice_expert  # noqa: E402
+from llama_sim.rulesets.dice import OBS_TURN  # noqa: E402
+
+EXPERT_BASES = ("chart", "watcher")  # the strongest at 2-5 players, and at 6 (both play the exact optimum alone)
+EXPERT_ROWS = base_rows("dice", EXPERT_BASES, MAX_PLAYERS)
+EXPERT_TABLES = _dice_expert.TABLES
+_chart = njit(cache=True)(chart)
+_watcher = njit(cache=True)(watcher)
+
+
+@njit(inline="always")
+def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
+    """The roll-outs' player: the forced first action (none after a discard or take the roll-out
+    carried out itself: ``params[FORCED]`` -1), then the base strategy (``core.expert``)."""
+    if obs[OBS_TURN] == 0 and params[FORCED] >= 0:
+        return np.int64(params[FORCED])
+    if params[BASE] == 1:
+        return _watcher(obs, hand, legal, params, rng)
+    return _chart(obs, hand, legal, params, rng)
+
+
+@strategy("dice", "expert",
+          "Rolls out every legal action (roll or quit, which dice to discard, which card to take) on the same "
+          "dice, everyone continuing with the base strategy, and takes the one with the fewest points for the "
+          "round (its own minus the others' mean by default).",
+          params=expert_params(EXPERT_BASES), presets={5: {"base": 0}, 6: {"base": 1}}, search=True)
+def expert(obs, hand, legal, params, rng):
+    """Of discards that discard the same cards (either of two dice showing the value) it considers the
+    lowest mask only (``rulesets.dice.expert.distinct_actions``)."""
+    return expert_choose(obs, hand, _dice_expert.distinct_actions(obs, legal), params, rng, EXPERT_TABLES, _dice_expert.world, _dice_expert.rollout,
+                         expert_decide, EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]])
+
+
+@njit(cache=True, nogil=True)
+def expert_values(obs, hand, legal, key, count, objective, base, out):
+    """Roll-out values of every legal action (``llamasim grade``)."""
+    rollout_values(obs, hand, legal, key, count, objective, EXPERT_TABLES, _dice_expert.world, _dice_expert.rollout,
+                   expert_decide, EXPERT_ROWS[base, obs[OBS_PLAYERS]], out)
+
+
+EXPERT_SEARCH = Search(expert_values, EXPERT_BASES)

@@ -453,3 +453,52 @@ def climber(obs, hand, legal, params, rng):
     if obs[OBS_PHASE] != PHASE_TURN or a >= N_CODES or a != greedy_play(obs, legal):
         return a
     return climb_card(obs, hand, legal, a, params[7], CLIMB_TWO_UP, CLIMB_FAR_UP)
+
+
+# --------------------------------------------------------------------------------------------
+# expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
+# --------------------------------------------------------------------------------------------
+
+from llama_sim.core.expert import Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.rulesets.kadabra import expert as _kadabra_expert  # noqa: E402
+from llama_sim.rulesets.kadabra.tables import OBS_TURN  # noqa: E402
+
+EXPERT_BASES = ("climber",)  # the strongest at 4-6 players; at 2 and 3 it plays as showman, the strongest there
+EXPERT_ROWS = base_rows("kadabra", EXPERT_BASES, MAX_PLAYERS)
+EXPERT_TABLES = _kadabra_expert.TABLES
+_climber = njit(cache=True, inline="always")(climber)
+
+
+@njit(inline="always")
+def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
+    """The roll-outs' player: the forced first action (none after a give the roll-out carried out
+    itself: ``params[FORCED]`` -1), then the base strategy (``core.expert``)."""
+    if obs[OBS_TURN] == 0 and params[FORCED] >= 0:
+        return np.int64(params[FORCED])
+    return _climber(obs, hand, legal, params, rng)
+
+
+@strategy("kadabra", "expert",
+          "Rolls out every legal action on the same samples of the unseen cards, everyone continuing with the "
+          "base strategy, and takes the one with the fewest points for the round (its own minus the others' "
+          "mean by default); whom to give a token to it leaves to the base strategy.",
+          params=expert_params(EXPERT_BASES), search=True)
+def expert(obs, hand, legal, params, rng):
+    """A give-away target is the base strategy's choice (climber: the leader): every target costs the
+    giver the same token and adds the same to the others' total, so the round's points cannot tell the
+    targets apart and the roll-outs would choose by noise; the choice matters for the game."""
+    row = EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]]
+    if obs[OBS_PHASE] == PHASE_GIVE:
+        return _climber(obs, hand, legal, row, rng)
+    return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _kadabra_expert.world,
+                         _kadabra_expert.rollout, expert_decide, row)
+
+
+@njit(cache=True, nogil=True)
+def expert_values(obs, hand, legal, key, count, objective, base, out):
+    """Roll-out values of every legal action (``llamasim grade``)."""
+    rollout_values(obs, hand, legal, key, count, objective, EXPERT_TABLES, _kadabra_expert.world,
+                   _kadabra_expert.rollout, expert_decide, EXPERT_ROWS[base, obs[OBS_PLAYERS]], out)
+
+
+EXPERT_SEARCH = Search(expert_values, EXPERT_BASES)

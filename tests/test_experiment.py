@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import llama_sim
+from llama_sim.core.words import est
 from llama_sim.present.experiment import STEP_KINDS, SpecError, load_spec
 from cli_helpers import call
 
@@ -58,8 +59,18 @@ def test_small_spec_twice_gives_identical_tables(capsys, tmp_path):
         pd.testing.assert_frame_equal(pd.read_parquet(outs[0] / "tables" / parquet),
                                       pd.read_parquet(outs[1] / "tables" / parquet))
     md = (outs[0] / "report.md").read_text()
-    assert "**Question.**" in md and "95% CI" in md
+    spec = load_spec(SMALL)
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads[:4] == [f"# {spec.question}", "## Answer", "## Terms", "## Why the measures differ"]
+    assert heads[4].startswith("## 1. ") and heads[-1] == "## About this run"
+    assert "- **quit_at**: " + spec.terms["quit_at"] in md  # the spec's own terms, then the generic ones
+    assert "- **penalty per round**: " in md and "- **threshold**: " in md  # ... and the strategies played
+    assert spec.reading.split("\n\n")[0] in md
     run = json.loads((outs[0] / "run.json").read_text())
+    for step in run["steps"]:  # each answer once, in the Answer: no step section repeats it
+        assert md.count(step["conclusion"]) == 1 and "[" in step["conclusion"]
+    page = (outs[0] / "report.html").read_text()
+    assert "<td>0</td>" in page and "<td>0.0</td>" not in page  # quit_at 0, an integer
     assert run["scale"] == 0.01 and run["steps"][0]["arguments"]["rounds"] == 2000
     assert run["command"] == f"llamasim run {SMALL} --out {outs[0]} --scale 0.01"
 
@@ -100,6 +111,10 @@ games = 600
 
 @pytest.mark.parametrize("text,key,needle", [
     (BASE + "colour = 1\n" + STEP, "colour", "unknown key"),
+    (BASE + "terms = 3\n" + STEP, "terms", "must be a table of term"),
+    (BASE + 'terms = { quit_at = "" }\n' + STEP, "terms.quit_at", "must not be empty"),
+    (BASE + "terms = { quit_at = 1 }\n" + STEP, "terms.quit_at", "must be a string"),
+    (BASE + "reading = 5\n" + STEP, "reading", "must be a string"),
     (BASE + STEP + "speed = 3\n", "steps[0].speed", "unknown key"),
     ('question = "q"\ngame = "lama"\nseed = "one"\n' + STEP, "seed", "must be an integer"),
     (BASE + STEP.replace('"greedy"', '"nosuch"'), "steps[0].strategies[1]", "unknown lama strategy 'nosuch'"),
@@ -251,7 +266,8 @@ budget = 20000
     pd.testing.assert_frame_equal(tuned.final, api_tuned.final)
     conclusions = result.conclusions
     assert conclusions[0] == api_advice.sentence
-    assert "95% CI" in conclusions[1] and "95% CI" in conclusions[2]
+    interval = re.compile(r"-?\d+\.\d+ \[[-+]?\d+\.\d+, [-+]?\d+\.\d+\]")  # an estimate and its 95% interval
+    assert interval.search(conclusions[1]) and interval.search(conclusions[2])
     check_report(out)
     assert (out / "tables" / "stuck_table.csv").exists() and (out / "tables" / "3-tune_race.csv").exists()
 
@@ -374,9 +390,13 @@ games = 30000
     section = md.split("### Strongest strategy", 1)[1].split("##", 1)[0]
     strongest = pd.read_csv(outs[0] / "tables" / "league_strongest.csv")
     assert list(strongest.players) == [2, 3, 4]
-    for r in strongest.itertuples():  # one sentence per count, derived from the table
-        assert r.sentence in section and f"At {r.players} players {r.best} " in r.sentence
-        assert f"{r.edge:+.3f} (95% CI [{r.edge_ci_low:+.3f}, {r.edge_ci_high:+.3f}]" in r.sentence
+    answer = md.split("## Answer", 1)[1].split("##", 1)[0]
+    for r in strongest.itertuples():  # the table of the leaders; the answer has the words, once
+        edge = est(r.edge, r.edge_ci_low, r.edge_ci_high, sign=True)
+        assert f"| {r.players} | {r.best} | " in section and f" | {r.runner_up} | {edge} | " in section
+        assert f"At {r.players} players {r.best} " in r.sentence and r.sentence not in md
+        assert f"{r.best}, {est(r.edge, r.edge_ci_low, r.edge_ci_high)} ahead of {r.runner_up}" in answer or \
+            f"{r.best} and {r.runner_up} cannot be told apart ({edge})" in answer
     assert "Strongest strategy</h3>" in (outs[0] / "report.html").read_text()
     assert (outs[0] / "plots" / "league.png").is_file()
 
@@ -425,7 +445,8 @@ def test_variants_step_runs_every_variant_on_the_same_seed_and_matches_compare(t
     assert set(effects.variant) == {"pink plain", "plus plain"} and set(effects.players) == {2, 4}
     assert set(effects.metric) == {"penalty_per_round", "went_out_rate", "rounds_per_game", "win_rate"}
     assert (effects.effect_ci_low <= effects.effect).all() and (effects.effect <= effects.effect_ci_high).all()
-    assert "With pink plain: at 2 players" in step.conclusion and "With plus plain" in step.conclusion
+    assert "With pink plain, the strategy that leads under the rulebook takes " in step.conclusion
+    assert "With plus plain, " in step.conclusion and " points per round at 2 players (" in step.conclusion
     # each variant's numbers are those of a plain compare with that rule option, same seed
     direct = llama_sim.compare("party", ["chain", "greedy"], players=4, games=150, seed=3, quiet=True,
                                pink_llama="plain").results

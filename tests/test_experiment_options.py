@@ -85,9 +85,9 @@ option_grid = {{ dice_layout = {json.dumps(layouts)} }}
     results = grid.tables["results"]
     assert list(results.columns[:2]) == ["dice_layout", "game"] and list(results.dice_layout.unique()) == layouts
     assert set(grid.tables) == {"results", "paired", "ranking", "across", "across_spread", "across_best"}
-    assert grid.conclusion.startswith("Across the 2 values of dice layout") and "simultaneous" in grid.conclusion
+    assert grid.conclusion.startswith("Across the 2 dice layouts") and "simultaneous" in grid.conclusion
     assert len(grid.details) == 2 and grid.details[1].startswith("dice layout 14-25-36 (seed 8): At 4 players")
-    assert "Across the 2 values of dice layout" in quit_.conclusion
+    assert "Across the 2 dice layouts" in quit_.conclusion
     assert each.summary is None and "dice layout 12-34-56 (seed 7)" in each.conclusion
     plots = sorted(p.name for p in (out / "plots").glob("*.png"))
     assert plots == ["each_12-34-56.png", "each_14-25-36.png", "grid.png", "quit.png"]
@@ -95,7 +95,9 @@ option_grid = {{ dice_layout = {json.dumps(layouts)} }}
     assert run["steps"][0]["option_grid"] == {"dice_layout": layouts} and run["steps"][0]["seeds"] == [7, 8]
     check_report(out)
     md = (out / "report.md").read_text()
-    assert "- dice layout 14-25-36 (seed 8): At 4 players" in md and "every step sets its own, see each step" in md
+    assert "- dice layout 14-25-36 (seed 8): " not in md  # the summary's table has each layout's lead
+    assert md.count("dice layout 12-34-56 (seed 7): Penalty per round by seat") == 1  # no summary: each value's answer
+    assert "(seeds 7 to 8, in table order)" in md and "every step sets its own, see each step" in md
 
 
 def test_all_means_every_dice_layout():

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import llama_sim
+from llama_sim.core.words import est
 from llama_sim.analysis.league import lineup_seed, lineups
 from llama_sim.run.simulate import seating_classes
 from llama_sim.core.stats import z_value
@@ -114,7 +115,8 @@ def test_strongest_is_the_top_of_the_ranking_with_its_edge(two_player_league):
     assert s.edge == pytest.approx(rank.value.iloc[0] - rank.value.iloc[1], rel=1e-12)
     assert s.edge >= 0 and s.edge_ci_low <= s.edge <= s.edge_ci_high
     assert s.sentence.startswith(f"At 2 players {s.best} ") and f"{s.runner_up}, the runner-up" in s.sentence
-    assert f"{s.edge:+.3f}" in s.sentence and f"{s.edge:+.3f}" in league.conclusion
+    edge = est(s.edge, s.edge_ci_low, s.edge_ci_high, sign=s.verdict != "better")
+    assert edge in s.sentence and edge in league.conclusion
 
 
 def test_a_league_over_counts_balances_line_ups_and_games():

@@ -52,6 +52,7 @@ from llama_sim.analysis.compare import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH
+from llama_sim.core.words import est, metric_words
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
 from llama_sim.run.simulate import better, blocks_for, check_seed, comparison_design, compared_metrics, deals
@@ -135,13 +136,19 @@ class LeagueResult:
 
     @property
     def conclusion(self) -> str:
-        """One sentence: the strongest strategy at each count with its edge over the runner-up."""
-        cells = [f"at {r.players} players {r.best} ({r.edge:+.3f} [{r.edge_ci_low:+.3f}, {r.edge_ci_high:+.3f}] over "
-                 f"{r.runner_up}{'' if r.verdict == 'better' else ', not separable'})"
-                 for r in self.strongest.itertuples()]
-        unit = "win rate" if self.headline == "win_rate" else f"{_words(self.headline)} (lower is better)"
-        return (f"The strongest strategy by {unit}: " + "; ".join(cells)
-                + " (edge over the runner-up in league value, 95% CI).")
+        """The strongest strategy at each count with its edge over the runner-up, or that the data do
+        not separate the two."""
+        cells = []
+        for k, r in enumerate(self.strongest.itertuples()):
+            at = f"at {r.players} players" if k == 0 else f"at {r.players}"
+            if r.verdict == "better":
+                cells.append(f"{at} {r.best}, {est(r.edge, r.edge_ci_low, r.edge_ci_high)} ahead of {r.runner_up}")
+            else:
+                cells.append(f"{at} {r.best} and {r.runner_up} cannot be told apart "
+                             f"({est(r.edge, r.edge_ci_low, r.edge_ci_high, sign=True)})")
+        measure = ("win rate" if self.headline == "win_rate" else
+                   f"{metric_words(self.headline)} (lower is better)")
+        return f"Strongest by {measure}: " + "; ".join(cells) + "."
 
     @property
     def text(self) -> str:
@@ -280,7 +287,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                           f"{what}_per_second": round(plays / seconds) if seconds > 0 else None})
         backend_text = runner.describe()
     per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS)
-    results, ranking, paired, strongest = [], [], [], []
+    results, ranking, paired = [], [], []
     for n in counts:
         rows_n = per_lineup[per_lineup.players == n]
         value_of = {}
@@ -375,19 +382,17 @@ def _strongest(game: str, ranking: pd.DataFrame, paired: pd.DataFrame, metric: s
         h_lo, h_hi = sorted((sign * p.h2h_ci_low, sign * p.h2h_ci_high))
         verdict = "better" if lo > 0 else "tie"  # edge >= 0: the best leads the league
         count = int(best.lineups)
-        own = (f"{_words(metric)} {best.value:.3f} [{best.ci_low:.3f}, {best.ci_high:.3f}] over its "
+        own = (f"{_words(metric)} {est(best.value, best.ci_low, best.ci_high)} over its "
                f"{count} line-up{'s' if count > 1 else ''}")
         both = int(p.lineups_both)
         head = ("" if both == count else
-                f"; head-to-head in the {both} line-up{'s' if both > 1 else ''} where both play: {h2h:+.3f} "
-                f"[{h_lo:+.3f}, {h_hi:+.3f}]")
-        diff = f"{edge:+.3f} (95% CI [{lo:+.3f}, {hi:+.3f}]{head})"
+                f"; in the {both} line-up{'s' if both > 1 else ''} that seat both, {est(h2h, h_lo, h_hi, sign=True)}")
         if verdict == "better":
-            text = (f"At {n} players {best.strategy} is the strongest ({own}), ahead of {second.strategy}, the "
-                    f"runner-up ({second.value:.3f}), by {diff}.")
+            text = (f"At {n} players {best.strategy} is the strongest ({own}), {est(edge, lo, hi)} ahead of "
+                    f"{second.strategy}, the runner-up{head}.")
         else:
-            text = (f"At {n} players {best.strategy} leads ({own}), but the data cannot separate it from "
-                    f"{second.strategy}, the runner-up ({second.value:.3f}): edge {diff}.")
+            text = (f"At {n} players {best.strategy} leads ({own}), but the data do not separate it from "
+                    f"{second.strategy}, the runner-up: edge {est(edge, lo, hi, sign=True)}{head}.")
         rows.append({"game": game, "players": int(n), "metric": metric, "best": best.strategy, "value": best.value,
                      "ci_low": best.ci_low, "ci_high": best.ci_high, "runner_up": second.strategy,
                      "runner_up_value": second.value, "edge": edge, "edge_ci_low": lo, "edge_ci_high": hi,

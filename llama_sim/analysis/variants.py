@@ -28,6 +28,7 @@ import pandas as pd
 from llama_sim.analysis.compare import compare, game_options
 from llama_sim.core.ruleset import get_game
 from llama_sim.core.errors import UsageError
+from llama_sim.core.words import est, listing, magnitude, metric_words
 
 BASELINE = "rulebook"
 Z95 = 1.959963984540054
@@ -127,46 +128,95 @@ def _groups_text(groups: list[list[str]]) -> str:
     return " > ".join(" ~ ".join(g) for g in groups)
 
 
+def _change(e: float, lo: float, hi: float, more: str, fewer: str) -> str:
+    """"0.43 [0.38, 0.49] fewer", or "no clear change (+0.01 [-0.01, +0.04])"."""
+    if lo > 0 or hi < 0:
+        return f"{magnitude(e, lo, hi)} {more if e > 0 else fewer}"
+    return f"no clear change ({est(e, lo, hi, sign=True)})"
+
+
+def _headline(rank: pd.DataFrame) -> str:
+    return "win_rate" if "win_rate" in set(rank.metric) else "penalty_per_round"
+
+
 def conclude_variants(result: VariantsResult) -> str:
-    """One sentence per variant: the effect on the baseline's best strategy at each player count
-    (penalty per round, rounds per game), and whether the ranking changes (``~``: strategies the
-    data cannot separate, paired and Holm-corrected, as ``compare`` ranks them)."""
+    """One sentence per variant: its effect on the penalty per round of the strategy that leads under
+    the rulebook at each player count, on the length of a game, on that strategy's win rate where
+    the change is clear, and at which counts the ranking changes (the ranking as groups the data
+    cannot separate, as ``compare`` ranks them)."""
     e, rank = result.effects, result.ranking
-    metric = "win_rate" if "win_rate" in set(rank.metric) else "penalty_per_round"
+    metric = _headline(rank)
+    counts = sorted(set(e.players))
+    leaders = {n: ranking_order(rank, n, BASELINE, metric)[0] for n in counts}
+    one = len(set(leaders.values())) == 1  # the same leader at every count: named once
+    who = (f"{leaders[counts[0]]}, the leader under the {BASELINE}," if one else
+           f"the strategy that leads under the {BASELINE}")
     sentences = []
     for variant in [v for v in result.variants if v != BASELINE]:
-        parts = []
-        for n in sorted(set(e.players)):
-            order = ranking_order(rank, n, BASELINE, metric)
-            best = order[0]
+        points, lengths, moved, wins = [], [], [], []
+        for k, n in enumerate(counts):
+            best = leaders[n]
             cell = e[(e.players == n) & (e.variant == variant) & (e.strategy == best)].set_index("metric")
             p = cell.loc["penalty_per_round"]
-            text = (f"at {n} players {best}'s penalty per round changes by {p.effect:+.2f} "
-                    f"[{p.effect_ci_low:+.2f}, {p.effect_ci_high:+.2f}] (from {p.baseline:.2f})")
+            at = f"at {n} players" if k == 0 else f"at {n}"
+            points.append(f"{_change(p.effect, p.effect_ci_low, p.effect_ci_high, 'more', 'fewer')}"
+                          f"{' points per round' if k == 0 else ''} {at}{'' if one else f' ({best})'}")
             if "rounds_per_game" in cell.index:
                 g = cell.loc["rounds_per_game"]
-                text += f", games by {g.effect:+.2f} [{g.effect_ci_low:+.2f}, {g.effect_ci_high:+.2f}] rounds"
+                if g.effect_ci_low > 0 or g.effect_ci_high < 0:
+                    unit = "" if lengths else "rounds "
+                    lengths.append(_change(g.effect, g.effect_ci_low, g.effect_ci_high, f"{unit}longer",
+                                           f"{unit}shorter") + f" {at}")
+                else:
+                    lengths.append(f"about as long {at} ({est(g.effect, g.effect_ci_low, g.effect_ci_high, sign=True)})")
+            if "win_rate" in cell.index:
+                w = cell.loc["win_rate"]
+                if w.effect_ci_low > 0 or w.effect_ci_high < 0:
+                    wins.append((w.effect > 0, magnitude(w.effect, w.effect_ci_low, w.effect_ci_high), n, best))
             old, new = ranking_groups(rank, n, BASELINE, metric), ranking_groups(rank, n, variant, metric)
-            what = f"ranking by {metric.replace('_', ' ')}"
-            if [sorted(g) for g in old] == [sorted(g) for g in new]:
-                text += f", {what} unchanged ({_groups_text(old)})"
-            else:
-                text += f", {what} {_groups_text(old)} becomes {_groups_text(new)}"
-            parts.append(text)
-        sentences.append(f"With {variant}: " + "; ".join(parts) + ".")
+            if [sorted(g) for g in old] != [sorted(g) for g in new]:
+                moved.append(str(n))
+        text = f"With {variant}, {who} takes {listing(points)}"
+        if lengths:
+            text += f"; games last {listing(lengths)}"
+        if wins:
+            same = len({up for up, *_ in wins}) == 1
+            parts = [(f"{'rises' if up else 'falls'} by " if k == 0 or not same else "")
+                     + f"{size} at {n}{' players' if k == 0 else ''}{'' if one else f' ({best})'}"
+                     for k, (up, size, n, best) in enumerate(wins)]
+            whose = "its" if one else "the leader's"
+            text += f"; {whose} win rate {listing(parts)}"
+        words = metric.replace("_", " ")
+        text += (f"; the order by {words} changes at {listing(moved)} players" if moved else
+                 f"; the order by {words} does not change") + "."
+        sentences.append(text)
     return " ".join(sentences)
 
 
+def ranking_table(result: VariantsResult) -> pd.DataFrame:
+    """Per player count, the ranking under the rulebook and under each variant: ``a > b ~ c`` (``~``:
+    the data do not separate them; ``>``: clearly ahead)."""
+    rank = result.ranking
+    metric = _headline(rank)
+    rows = []
+    for n in sorted(set(rank.players)):
+        row = {"players": n}
+        for variant in result.variants:
+            row[variant] = _groups_text(ranking_groups(rank, n, variant, metric))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def display_variants(result: VariantsResult) -> pd.DataFrame:
+    """Per player count, variant and strategy: each metric's effect (variant - rulebook)."""
     e = result.effects
-    fmt = (lambda v, lo, hi, sign=False: f"{v:{'+' if sign else ''}.3f} [{lo:{'+' if sign else ''}.3f}, "
-           f"{hi:{'+' if sign else ''}.3f}]")
-    return pd.DataFrame({"players": e.players, "variant": e.variant, "strategy": e.strategy, "metric": e.metric,
-                         "variant value [95% CI]": [fmt(*x) for x in zip(e.value, e.ci_low, e.ci_high)],
-                         f"{BASELINE} [95% CI]": [fmt(*x) for x in zip(e.baseline, e.baseline_ci_low,
-                                                                         e.baseline_ci_high)],
-                         "effect [95% CI]": [fmt(*x, sign=True) for x in zip(e.effect, e.effect_ci_low,
-                                                                             e.effect_ci_high)]})
+    keys = ["players", "variant", "strategy"]
+    table = e[e.metric == e.metric.iloc[0]][keys].reset_index(drop=True)
+    for m in dict.fromkeys(e.metric):
+        g = e[e.metric == m].set_index(keys).loc[list(table.itertuples(index=False, name=None))]
+        table[f"{metric_words(m)}: effect"] = [est(*x, sign=True) for x in zip(g.effect, g.effect_ci_low,
+                                                                               g.effect_ci_high)]
+    return table
 
 
 def plot_variants(result: VariantsResult):

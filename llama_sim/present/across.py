@@ -25,7 +25,7 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from llama_sim.core.output import ci_text as _ci
+from llama_sim.core.words import decimals, est, listing, metric_words
 
 @dataclass
 class AcrossSummary:
@@ -73,17 +73,25 @@ def _tag_label(tag: dict) -> str:
 
 
 def _option_words(tags: list[dict]) -> str:
+    """``the 15 dice layouts``; two options: ``the 6 combinations of a x b``."""
     keys = list(tags[0])
     n = len({_tag_label(t) for t in tags})
-    return f"the {n} values of {' x '.join(k.replace('_', ' ') for k in keys)}"
+    if len(keys) == 1:
+        return f"the {n} {keys[0].replace('_', ' ')}s"
+    return f"the {n} combinations of {' x '.join(k.replace('_', ' ') for k in keys)}"
 
 
-def _spread_words(s: dict, digits: int = 3) -> str:
-    f = f"{{:.{digits}f}}"
-    p = "n/a" if math.isnan(s["p_all_equal"]) else f"{s['p_all_equal']:.2g}"
-    return (f"from {f.format(s['lowest_value'])} ({s['lowest']}) to {f.format(s['highest_value'])} ({s['highest']}), "
-            f"a difference of {f.format(s['diff'])} (95% CI simultaneous over the {s['pairs']} pairs "
-            f"[{f.format(s['diff_ci_low'])}, {f.format(s['diff_ci_high'])}]; all equal: p = {p})")
+def _spread_words(s: dict, what: str, digits: Optional[int] = None) -> str:
+    """"the values cannot be told apart on <what> (4.81 to 4.83; largest difference 0.020 [-0.007, 0.046],
+    simultaneous)", or how they differ when the largest difference is clear of 0."""
+    d = decimals(s["diff_ci_low"], s["diff_ci_high"]) if digits is None else digits
+    f = f"{{:.{min(4, d + 1)}f}}"  # the values themselves are narrower than their difference
+    span = f"{f.format(s['lowest_value'])} to {f.format(s['highest_value'])}"
+    diff = f"largest difference {est(s['diff'], s['diff_ci_low'], s['diff_ci_high'], digits=d)}, simultaneous"
+    if s["diff_ci_low"] <= 0:
+        return f"{what} ({span}; {diff})"
+    return (f"{what}, from {f.format(s['lowest_value'])} ({s['lowest']}) to {f.format(s['highest_value'])} "
+            f"({s['highest']}; {diff})")
 
 
 # ------------------------------------------------------------------------------------ compare
@@ -119,30 +127,41 @@ def _compare(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
                         **spread(list(g.option), g.value, g.ci_low, g.ci_high)})
     spreads = pd.DataFrame(spreads)
     first = values.strategy.iloc[0]
-    words = []
+    alike, apart = [], []
+    named = False
     for metric in GAME_FEATURES:
         row = spreads[(spreads.metric == metric) & (spreads.strategy == first)]
         if len(row):
-            who = "" if metric == "rounds_per_game" else f" of {first}"
-            words.append(f"{metric.replace('_', ' ')}{who} ranges {_spread_words(row.iloc[0])}")
+            who = "" if metric == "rounds_per_game" else ("its " if named else f"{first}'s ")
+            named = named or bool(who)
+            text = _spread_words(row.iloc[0], f"{who}{metric_words(metric)}")
+            (alike if row.iloc[0]["diff_ci_low"] <= 0 else apart).append(text)
     counts = best.best.value_counts()
     headline = best.metric.iloc[0].replace("_", " ")
-    leaders = ", ".join(f"{s} in {c}" for s, c in counts.items())
-    sentence = (f"Across {_option_words(tags)} ({best.players.iloc[0]} players, independent runs, each strategy "
-                f"pooled over seats): " + "; ".join(words)
-                + f"; the best strategy on {headline} is {leaders} of {len(best)} (ahead of the runner-up by a paired "
-                  f"95% interval excluding 0 in {int(best.separable.sum())} of them; smallest lead "
-                  f"{best['diff'].min():+.4f} at {best.option[best['diff'].idxmin()]}, largest "
-                  f"{best['diff'].max():+.4f} at {best.option[best['diff'].idxmax()]}).")
+    n = len(best)
+    where = f"Across {_option_words(tags)} ({best.players.iloc[0]} players, each on its own deals)"
+    clear = int(best.separable.sum())
+    if len(counts) == 1:
+        sentence = (f"{where}, {counts.index[0]} has the {'highest' if best.metric.iloc[0] == 'win_rate' else 'best'} "
+                    f"{headline} under every one, clearly ahead of the runner-up under {clear} of the {n} "
+                    f"(its lead ranges from {best['diff'].min():.3f} to {best['diff'].max():.3f}).")
+    else:
+        sentence = (f"{where}, the best on {headline} is " + listing([f"{s} under {c}" for s, c in counts.items()])
+                    + f" of the {n}; it is clearly ahead of the runner-up under {clear}.")
+    noun = _option_words(tags).split(" ", 2)[2]  # dice layouts
+    if alike:
+        sentence += f" The {noun} cannot be told apart on {listing(alike, 'or')}."
+    if apart:
+        sentence += f" The {noun} differ on {listing(apart)}."
     display = pd.DataFrame({"option": best.option})
     for metric in GAME_FEATURES:
         g = values[(values.metric == metric) & (values.strategy == first)].set_index("option").loc[best.option]
         if len(g):
-            name = metric if metric == "rounds_per_game" else f"{metric} of {first}"
-            display[f"{name} [95% CI]"] = [_ci(*x, digits=3) for x in zip(g.value, g.ci_low, g.ci_high)]
+            name = metric_words(metric) if metric == "rounds_per_game" else f"{first}: {metric_words(metric)}"
+            display[name] = [est(*x) for x in zip(g.value, g.ci_low, g.ci_high)]
     display[f"best on {headline}"] = best.best.to_numpy()
-    display["lead over runner-up [paired 95% CI]"] = [
-        f"{_ci(d, lo, hi, sign=True)} vs {ru}" for d, lo, hi, ru in zip(best["diff"], best.diff_ci_low,
+    display["lead over the runner-up"] = [
+        f"{est(d, lo, hi, sign=True)} over {ru}" for d, lo, hi, ru in zip(best["diff"], best.diff_ci_low,
                                                                         best.diff_ci_high, best.runner_up)]
     return AcrossSummary({"across": values, "across_spread": spreads, "across_best": best}, sentence, display,
                          lambda: _plot_compare(values, best, first))
@@ -212,15 +231,18 @@ def _sweep(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
     cover = good.groupby("param_value").option.nunique()
     n = len(best)
     counts = best.best_value.value_counts().sort_index()
-    best_words = ", ".join(f"{v:g} in {c}" for v, c in counts.items())
+    if len(counts) == 1:
+        best_words = f"{counts.index[0]:g} under all {n}"
+    else:
+        best_words = listing([f"{v:g} under {c}" for v, c in counts.items()]) + f" of the {n}"
     robust = cover[cover == n].index.tolist()
     if robust:
-        robust_words = (f"{param} = {', '.join(f'{v:g}' for v in robust)} is the best or not separable from it "
-                        f"(paired 95% interval to the best covering 0) in every one of them")
+        robust_words = (f"{param} = {listing([f'{v:g}' for v in robust])} "
+                        f"{'is' if len(robust) == 1 else 'are'} the best or tied with it under every one")
     else:
         top = cover.idxmax()
-        robust_words = (f"no value is the best or not separable from it everywhere; {param} = {top:g} is in "
-                        f"{cover.max()} of {n}")
+        robust_words = (f"no value is the best or tied with it under every one; {param} = {top:g} is under "
+                        f"{cover.max()} of the {n}")
     # the cost of playing the most common best value where another value is best
     common = counts.idxmax()
     at_common = every[every.param_value == common].set_index("option").loc[best.option]
@@ -228,18 +250,28 @@ def _sweep(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
     w = at_common.loc[worst]
     s = spread(list(best.option), best.value, best.ci_low, best.ci_high)
     metric = results[0].headline
-    cost = ("" if counts[common] == n else
-            f"; where another value is best, {param} = {common:g} - best is at worst {w.vs_best:+.4f} "
-            f"{metric.replace('_', ' ')} ({worst}, paired 95% CI [{w.vs_best_ci_low:+.4f}, {w.vs_best_ci_high:+.4f}])")
-    sentence = (f"Across {_option_words(tags)} (independent runs) the best {param} against {results[0].opponent} is "
-                f"{best_words} of {n}; {robust_words}{cost}; the {metric.replace('_', ' ')} at the best "
-                f"value ranges {_spread_words(s, 4)}.")
+    words = metric.replace("_", " ")
+    if counts[common] == n:
+        cost = ""
+    elif w.vs_best_ci_low <= 0 <= w.vs_best_ci_high:
+        cost = (f" Where another value is best, {param} = {common:g} is never clearly worse (largest gap "
+                f"{est(w.vs_best, w.vs_best_ci_low, w.vs_best_ci_high, sign=True)} {words}, {worst}).")
+    else:
+        cost = (f" Where another value is best, {param} = {common:g} is at worst "
+                f"{est(w.vs_best, w.vs_best_ci_low, w.vs_best_ci_high, sign=True)} {words} from it ({worst}).")
+    n_players = int(results[0].results.players.iloc[0])
+    at_best = _spread_words(s, f"the {words} at the best value")
+    noun = _option_words(tags).split(" ", 2)[2]
+    at_best = (f"The {noun} cannot be told apart on {at_best}." if s["diff_ci_low"] <= 0 else
+               f"The {noun} differ on {at_best}.")
+    sentence = (f"Across {_option_words(tags)} ({n_players} players against {results[0].opponent}, each on its own "
+                f"deals) the best {param} is {best_words}; {robust_words}.{cost} {at_best}")
     display = pd.DataFrame({"option": best.option, f"best {param}": best.best_value,
-                            f"{metric} at best [95% CI]": [_ci(*x) for x in zip(best.value, best.ci_low, best.ci_high)],
-                            "not separable from best": best.near_best.replace("", "-"),
-                            f"{param} = {common:g} vs best [paired 95% CI]": [
-                                _ci(*x, sign=True) for x in zip(at_common.vs_best, at_common.vs_best_ci_low,
-                                                                 at_common.vs_best_ci_high)]})
+                            f"{words} at best": [est(*x) for x in zip(best.value, best.ci_low, best.ci_high)],
+                            "tied with best": best.near_best.replace("", "-"),
+                            f"{param} = {common:g} vs best": [
+                                est(*x, sign=True) for x in zip(at_common.vs_best, at_common.vs_best_ci_low,
+                                                                at_common.vs_best_ci_high)]})
     return AcrossSummary({"across": every, "across_best": best}, sentence, display,
                          lambda: _plot_sweep(every, best, param, metric, results[0].opponent))
 
@@ -341,7 +373,8 @@ def _solve(results: list, tags: list[dict]) -> AcrossSummary:
                     f"worth {table.roll_value[lo]:.4f} ({table.option[lo]}) to {table.roll_value[hi]:.4f} "
                     f"({table.option[hi]}) against {table.quit_value.iloc[0]:g} for quitting; the optimum rolls in "
                     f"{(table.best == 'roll').sum()} of {len(table)}.")
-        display = table[["option", "quit_value", "roll_value", "best"]].round(4)
+        display = table[["option", "quit_value", "roll_value", "best"]].round(4).rename(
+            columns={"quit_value": "quit now", "roll_value": "roll on (expected)"})
     else:
         sentence = (f"{where}, the optimal solo policy (llama row {table.llama_row.iloc[0]}) rolls in "
                     f"{_range(table.rows_roll)} of the {table.rows.iloc[0]} rows; it always rolls from a row penalty "
@@ -354,7 +387,9 @@ def _solve(results: list, tags: list[dict]) -> AcrossSummary:
                          f"points, against {table.dealt_quit_value.iloc[0]:.4f} for quitting at once")
         sentence += "."
         cols = ["option", "rows_roll", "always_roll_from", "never_roll_up_to"] + (["dealt_value"] if full else [])
-        display = table[cols].round(4)
+        display = table[cols].round(4).rename(columns={
+            "rows_roll": f"rows where rolling is best (of {table.rows.iloc[0]})", "always_roll_from": "always roll from",
+            "never_roll_up_to": "never roll at or below", "dealt_value": "expected penalty of a dealt row, alone"})
     return AcrossSummary({"across": table}, sentence, display, lambda: _plot_solve(table))
 
 
@@ -406,5 +441,5 @@ def summarise(kind: str, results: list, tags: list[dict]) -> Optional[AcrossSumm
     if summary is not None:  # name the option column after the option
         name = "_".join(tags[0])
         summary.tables = {k: v.rename(columns={"option": name}) for k, v in summary.tables.items()}
-        summary.display = summary.display.rename(columns={"option": name})
+        summary.display = summary.display.rename(columns={"option": name.replace("_", " ")})
     return summary

@@ -38,8 +38,11 @@ the key (``steps[2].grid.quit_at: ...``), exit status 2.
 SVG), ``report.md``, ``report.html`` (self-contained: plots embedded) and ``run.json`` (command,
 seed, package version, git commit, rule-set options, timings). ``scale`` multiplies every rounds,
 games and max_rounds count (precision targets are widened by ``1/sqrt(scale)``), for a quick look.
-The same spec and seed give identical tables. Each step states its conclusion in one sentence,
-derived from the data, with its interval.
+The same spec and seed give identical tables. Each step states its answer in one or two plain
+sentences, derived from the data, each estimate with its interval; the report puts the answers
+first, then the terms it uses (a spec may define its own: ``terms = { quit_at = "..." }``), then
+the spec's ``reading`` (a paragraph reconciling measures or giving context), then each step's
+evidence.
 
 Rule-set options per step: ``options = { dice_layout = "13-25-46" }`` on a step overrides the
 spec's ``options`` for that step; ``option_grid = { dice_layout = "all" }`` (or a list of values)
@@ -109,6 +112,11 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
     if any(c in name for c in "/\\") or name.startswith("."):
         check.fail("name", f"'{name}' must be a plain folder name")
     question = check.string("question", raw["question"])
+    terms = check.terms("terms", raw["terms"]) if "terms" in raw else {}
+    reading = None
+    if "reading" in raw:  # paragraphs (blank lines between them), each on one line
+        paragraphs = [" ".join(p.split()) for p in check.string("reading", raw["reading"]).split("\n\n")]
+        reading = "\n\n".join(p for p in paragraphs if p)
     try:
         game = get_game(check.string("game", raw["game"]))
     except UsageError as exc:
@@ -174,7 +182,7 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
                                                     f"simulate, tune and variants steps, not to {kind} (steps[{i}])")
         steps.append(Step(kind, step_name, title, args, step_options, option_grid,
                           None if step_game is game else step_game.name))
-    return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file)
+    return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file, terms, reading)
 
 
 # ------------------------------------------------------------------------------------ running
@@ -231,14 +239,15 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
         if step.option_grid:
             outcomes.append(run_option_grid(spec, step, entry, scale, quiet, t0))
             continue
-        results = entry.run(step_spec(spec, step), entry.scale(step.args, scale), quiet)
+        args = entry.scale(step.args, scale)
+        results = entry.run(step_spec(spec, step), args, quiet)
         seconds = time.perf_counter() - t0
         tables = {t: pd.concat([getattr(r, t) for r in results], ignore_index=True) for t in entry.tables}
         step_game = get_game(step.game or spec.game)
         own = [] if step.options is None else ["Rule-set options of this step: " + "; ".join(
             f"{k.replace('_', ' ')}: {v}" for k, v in step_game.describe_config(step_game.config(**step.options)).items())]
         outcomes.append(StepOutcome(step, results, tables, entry.conclude(results), entry.display(results), seconds,
-                                    details=own))
+                                    details=own, args=args))
     run_info = {
         "command": command or f"llama_sim.run_experiment({spec.source!r}, scale={scale})",
         "spec": spec.source, "name": spec.name, "question": spec.question, "game": spec.game,

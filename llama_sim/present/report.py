@@ -6,13 +6,16 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 
 from llama_sim.core.files import check_target, whole_folder
+from llama_sim.core.ruleset import get_game
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps import STEP_KINDS, StepOutcome, tag_text
 
@@ -103,48 +106,190 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
         (tmp / "report.html").write_text(render_html(result, images))
 
 
-def _md_table(df: pd.DataFrame) -> str:
-    def cell(v) -> str:
-        if isinstance(v, float):
-            return f"{v:g}"
-        return str(v).replace("|", "\\|")
+# ------------------------------------------------------------------------------------ the page, as blocks
 
-    head = "| " + " | ".join(map(str, df.columns)) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
+# A report is a list of blocks, rendered once as Markdown and once as HTML:
+# ("title", text) ("h2", text) ("h3", text) ("p", text) ("list", [(label or "", text)]) ("plot", alt, path)
+# ("table", DataFrame) ("files", [(label, path)]). Text may hold `code`.
+
+def cell(value) -> str:
+    """A table cell: whole numbers as integers (5, not 5.0), other numbers as they are."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "-"
+        return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    return str(value)
 
 
-def _summary_lines(result: ExperimentResult) -> list[str]:
+def _measures_compared(result: ExperimentResult) -> bool:
+    """True when the report's answers speak of both points per round and win rate."""
+    from llama_sim.present.steps import answers_on
+
+    measured = set().union(*(answers_on(o.step.kind, o.results) for o in result.steps))
+    return {"penalty_per_round", "win_rate"} <= measured
+
+
+GENERIC_READING = ("Penalty per round averages a player's own points over every round; win rate counts the games "
+                   "in which the player is lowest when a score reaches 40. The two need not agree: a game is won by "
+                   "ending below the others, so what counts is the points a strategy takes relative to the players "
+                   "at its table in the rounds that decide the game, and a strategy can have the lowest average and "
+                   "still win fewer games.")
+
+
+def _reading_blocks(result: ExperimentResult) -> list:
+    """The spec's reading and the data's disagreements between points and wins, under one heading."""
+    spec = result.spec
+    disagree = [s for o in result.steps for s in STEP_KINDS[o.step.kind].disagree(o.results)]
+    if not spec.reading and not disagree:
+        return []
+    both = bool(disagree) or _measures_compared(result)
+    blocks: list = [("h2", "Why the measures differ" if both else "Reading the results")]
+    if spec.reading:
+        blocks += [("p", p) for p in spec.reading.split("\n\n")]
+    elif disagree:
+        blocks.append(("p", GENERIC_READING))
+    if disagree:
+        blocks.append(("p", "Where the two disagree in this report: " + "; ".join(disagree) + "."))
+    return blocks
+
+
+def _terms_blocks(result: ExperimentResult) -> list:
+    from llama_sim.present.terms import strategy_lines, term_lines
+
+    keys = [k for o in result.steps for k in STEP_KINDS[o.step.kind].terms(o.results)]
+    blocks: list = [("h2", "Terms"), ("list", term_lines(keys, result.spec.terms))]
+    per_game: dict[str, list] = {}
+    for o in result.steps:
+        per_game.setdefault(o.step.game or result.spec.game, []).extend(_strategy_labels(o))
+    several = len(per_game) > 1
+    lines = [(f"{name} ({get_game(game).title})" if several else name, text) for game, labels in per_game.items()
+             for name, text in strategy_lines(game, labels)]
+    if lines:
+        unique = list(dict.fromkeys(lines))
+        blocks += [("p", "Strategies in this report:"), ("list", unique)]
+    return blocks
+
+
+def _strategy_labels(o: StepOutcome) -> list[str]:
+    args = o.step.args
+    labels = []
+    for key in ("strategies", "seats", "vs", "opponents"):
+        value = args.get(key)
+        if isinstance(value, str):
+            labels += value.split(",")
+        elif value:
+            labels += list(value)
+    for key in ("strategy", "policy"):
+        if args.get(key):
+            labels.append(args[key])
+    for r in o.results:  # the policies a chart or an advice played by default
+        if isinstance(getattr(r, "policy", None), str):
+            labels.append(r.policy)
+        if isinstance(getattr(r, "strategies", None), list):
+            labels += [x for x in r.strategies if isinstance(x, str)]
+    return [x for x in labels if x and x != "self"]
+
+
+def _about_lines(result: ExperimentResult) -> list[tuple[str, str]]:
     spec, run = result.spec, result.run
     rules = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in run["rules"].items()) or "standard"
     own = [s.name for s in spec.steps if s.options is not None]
     if own:  # steps with their own rule-set options (per-step options or an option grid)
         rules += f"; steps {', '.join(own)} set their own, see each step" if len(own) < len(spec.steps) else \
             "; every step sets its own, see each step"
-    return [f"- Rule set: `{spec.game}` ({rules}); seed {spec.seed}; scale {run['scale']:g}",
-            f"- Command: `{run['command']}`",
-            f"- llama_sim {run['llama_sim_version']}, commit {run['git_commit'] or 'unknown'}; "
-            f"{run['seconds']:.1f} s in all (timings per step in `run.json`)"]
+    return [("", f"Report `{spec.name}`. Rule set: `{spec.game}` ({rules}); seed {spec.seed}; scale {run['scale']:g}"),
+            ("", f"Command: `{run['command']}`"),
+            ("", f"llama_sim {run['llama_sim_version']}, commit {run['git_commit'] or 'unknown'}; "
+                 f"{run['seconds']:.1f} s in all (timings per step in `run.json`)")]
+
+
+def _method(o: StepOutcome, seed: int) -> str:
+    """One line: how the step measured (and, for an option grid, that each value played its own deals)."""
+    text = STEP_KINDS[o.step.kind].method(o.args, o.results) if o.args or o.step.kind == "solve" else ""
+    if o.tags:
+        keys = " x ".join(k.replace("_", " ") for k in o.tags[0])
+        if o.step.kind == "solve":
+            text += f" Once for each {keys} ({len(o.tags)} in all)."
+        else:
+            text += (f" Once for each {keys} ({len(o.tags)} in all), each on its own deals (seeds {seed} to "
+                     f"{seed + len(o.tags) - 1}, in table order).")
+    took = "under a second" if o.seconds < 1 else f"{o.seconds:.0f} s"
+    return f"{text} It took {took}.".strip() if text else ""
+
+
+def report_blocks(result: ExperimentResult) -> list:
+    spec = result.spec
+    blocks: list = [("title", spec.question), ("h2", "Answer"),
+                    ("list", [(o.step.title, o.conclusion) for o in result.steps])]
+    blocks += _terms_blocks(result)
+    blocks += _reading_blocks(result)
+    for i, o in enumerate(result.steps, 1):
+        blocks.append(("h2", f"{i}. {o.step.title}"))
+        method = _method(o, spec.seed)
+        if method:
+            blocks.append(("p", method))
+        if o.details and not o.tags:  # a step's own rule-set options (an option grid's are in its answer)
+            blocks.append(("list", [("", d) for d in o.details]))
+        for p in o.plots:
+            blocks.append(("plot", o.step.title, p))
+        blocks.append(("table", o.display))
+        blocks.append(("files", [(f"{o.step.name}_{t}.csv", f"tables/{o.step.name}_{t}.csv") for t in o.tables]))
+        for title, text, table in STEP_KINDS[o.step.kind].sections(o.results):
+            blocks += [("h3", title), ("p", text), ("table", table)]
+    blocks += [("h2", "About this run"), ("list", _about_lines(result))]
+    return blocks
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(cell(v).replace("|", "\\|") for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, rule, *body])
+
+
+def _md_item(label: str, text: str) -> str:
+    return f"- **{label}**: {text}" if label else f"- {text}"
 
 
 def render_markdown(result: ExperimentResult) -> str:
-    spec = result.spec
-    lines = [f"# {spec.name}", "", f"**Question.** {spec.question}", "", "**Answer.**", ""]
-    lines += [f"- {o.step.title}: {o.conclusion}" for o in result.steps]
-    lines += [""] + _summary_lines(result) + [""]
-    for i, o in enumerate(result.steps, 1):
-        lines += [f"## {i}. {o.step.title} (`{o.step.kind}`, step `{o.step.name}`)", "", o.conclusion, ""]
-        lines += [f"- {d}" for d in o.details] + ([""] if o.details else [])
-        for p in o.plots:
-            lines += [f"![{o.step.title}]({p})", "", f"(vector: [{Path(p).with_suffix('.svg')}]"
-                                                     f"({Path(p).with_suffix('.svg')}))", ""]
-        lines += [_md_table(o.display), ""]
-        files = ", ".join(f"[{o.step.name}_{t}.csv](tables/{o.step.name}_{t}.csv)" for t in o.tables)
-        lines += [f"Full tables (CSV; Parquet next to them): {files}", ""]
-        for title, text, table in STEP_KINDS[o.step.kind].sections(o.results):
-            lines += [f"### {title}", "", text, "", _md_table(table), ""]
+    lines: list[str] = []
+    for block in report_blocks(result):
+        kind = block[0]
+        if kind == "title":
+            lines += [f"# {block[1]}", ""]
+        elif kind in ("h2", "h3"):
+            lines += [f"{'#' * int(kind[1])} {block[1]}", ""]
+        elif kind == "p":
+            lines += [block[1], ""]
+        elif kind == "list":
+            lines += [_md_item(*item) for item in block[1]] + [""]
+        elif kind == "plot":
+            _, alt, p = block
+            svg = Path(p).with_suffix(".svg")
+            lines += [f"![{alt}]({p})", "", f"(vector: [{svg}]({svg}))", ""]
+        elif kind == "table":
+            lines += [_md_table(block[1]), ""]
+        elif kind == "files":
+            lines += ["Full tables (CSV; Parquet next to them): " + ", ".join(f"[{a}]({b})" for a, b in block[1]), ""]
     return "\n".join(lines)
+
+
+def _html_text(text: str) -> str:
+    """Escaped, with `code` spans."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _html_table(df: pd.DataFrame) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(str(c))}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(f"<td>{e(cell(v))}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def render_html(result: ExperimentResult, images: dict[str, bytes]) -> str:
@@ -153,22 +298,27 @@ def render_html(result: ExperimentResult, images: dict[str, bytes]) -> str:
     parts = ["<!DOCTYPE html>", "<html><head><meta charset=\"utf-8\">", f"<title>{e(spec.name)}</title>",
              "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}"
              "table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;padding:2px 6px;"
-             "text-align:left}img{max-width:100%}code{background:#f4f4f4}</style></head><body>",
-             f"<h1>{e(spec.name)}</h1>", f"<p><b>Question.</b> {e(spec.question)}</p>", "<p><b>Answer.</b></p><ul>"]
-    parts += [f"<li>{e(o.step.title)}: {e(o.conclusion)}</li>" for o in result.steps]
-    parts += ["</ul><ul>"]
-    parts += [f"<li>{e(line[2:]).replace('`', '')}</li>" for line in _summary_lines(result)]
-    parts += ["</ul>"]
-    for i, o in enumerate(result.steps, 1):
-        parts += [f"<h2>{i}. {e(o.step.title)} ({e(o.step.kind)}, step {e(o.step.name)})</h2>",
-                  f"<p>{e(o.conclusion)}</p>"]
-        if o.details:
-            parts += ["<ul>"] + [f"<li>{e(d)}</li>" for d in o.details] + ["</ul>"]
-        for p in o.plots:
+             "text-align:left}img{max-width:100%}code{background:#f4f4f4}</style></head><body>"]
+    for block in report_blocks(result):
+        kind = block[0]
+        if kind == "title":
+            parts.append(f"<h1>{_html_text(block[1])}</h1>")
+        elif kind in ("h2", "h3"):
+            parts.append(f"<{kind}>{_html_text(block[1])}</{kind}>")
+        elif kind == "p":
+            parts.append(f"<p>{_html_text(block[1])}</p>")
+        elif kind == "list":
+            parts.append("<ul>" + "".join(
+                f"<li><b>{_html_text(label)}</b>: {_html_text(text)}</li>" if label else f"<li>{_html_text(text)}</li>"
+                for label, text in block[1]) + "</ul>")
+        elif kind == "plot":
+            _, alt, p = block
             data = base64.b64encode(images[p]).decode()
-            parts.append(f"<p><img alt=\"{e(o.step.title)}\" data-file=\"{e(p)}\" src=\"data:image/png;base64,{data}\"></p>")
-        parts.append(o.display.to_html(index=False, escape=True, border=0))
-        for title, text, table in STEP_KINDS[o.step.kind].sections(o.results):
-            parts += [f"<h3>{e(title)}</h3>", f"<p>{e(text)}</p>", table.to_html(index=False, escape=True, border=0)]
+            parts.append(f"<p><img alt=\"{e(alt)}\" data-file=\"{e(p)}\" src=\"data:image/png;base64,{data}\"></p>")
+        elif kind == "table":
+            parts.append(_html_table(block[1]))
+        elif kind == "files":
+            parts.append("<p>Full tables (CSV; Parquet next to them): " + ", ".join(
+                f"<a href=\"{e(b)}\">{e(a)}</a>" for a, b in block[1]) + "</p>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -19,7 +19,7 @@ from llama_sim.core.position import LAST_SCORE
 from llama_sim.core.ruleset import solvable_names
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
-            "players", "rounds", "games", "precision", "max_rounds"}
+            "players", "rounds", "games", "precision", "max_rounds", "terms", "reading"}
 COUNT_KEYS = ("rounds", "games", "precision", "max_rounds")
 
 
@@ -51,6 +51,8 @@ class Spec:
     source: str  # the spec file (or "<dict>")
     raw: dict = field(repr=False, default_factory=dict)
     strategies_file: Optional[Path] = None
+    terms: dict = field(default_factory=dict)  # term -> definition, shown in the report's Terms
+    reading: Optional[str] = None  # the author's paragraph reconciling measures or giving context
 
 
 def type_name(value) -> str:
@@ -106,6 +108,17 @@ class Checker:
         if not isinstance(value, list) or not value:
             self.fail(key, f"must be a non-empty list of strings, not {type_name(value)}")
         return [self.string(f"{key}[{i}]", v) for i, v in enumerate(value)]
+
+    def terms(self, key: str, value) -> dict[str, str]:
+        """A table of term = "definition", each a non-empty string."""
+        if not isinstance(value, dict) or not value:
+            self.fail(key, f"must be a table of term = \"definition\", e.g. {{ quit_at = \"...\" }}, "
+                           f"not {type_name(value)}")
+        for term, text in value.items():
+            if not term.strip():
+                self.fail(key, "a term must not be empty")
+            self.string(f"{key}.{term}", text)
+        return {str(k): " ".join(v.split()) for k, v in value.items()}
 
     def player_counts(self, key: str, value, game, allow_list: bool = True) -> list[int]:
         values = value if (isinstance(value, list) and allow_list) else [value]

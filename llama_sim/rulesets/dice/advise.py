@@ -15,12 +15,13 @@ from numba import njit, types
 
 from llama_sim.core import rng as R
 from llama_sim.core.advice import GAME_STREAM, ExactAnswer, action_phrase
-from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
+from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import LAST_SCORE, Position, int_list, quit_flags
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.rulesets import dice as D
+from llama_sim.rulesets.dice.kernel import score_dice_round
 from llama_sim.rulesets.dice.solver import parse_cards, solve_solo
 
 
@@ -32,15 +33,6 @@ def dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
                                       policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
                                       obs, log)
     return end, last_actor
-
-
-@njit(cache=True, nogil=True, inline="always")
-def score_dice_round(n, rows, end, last_actor, scores):
-    """Add a finished dice round's points to ``scores``; the player who went out returns a token."""
-    for s in range(n):
-        scores[s] += D.round_points(rows, s, end, last_actor)
-    if end == D.END_OUT:
-        scores[last_actor] -= largest_token(scores[last_actor], False)
 
 
 _DICE_DECK = D.DECK  # a plain global: Numba cannot inline through module.ARRAY.method

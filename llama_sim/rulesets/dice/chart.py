@@ -38,7 +38,7 @@ from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, distinct_penalty, largest
 from llama_sim.core.jit import Kernel
 from llama_sim.rulesets import dice as D
 from llama_sim.rulesets.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY
-from llama_sim.rulesets.dice.advise import score_dice_round
+from llama_sim.rulesets.dice.kernel import score_dice_round
 
 DEFAULT_CFG = D.RULE_SET.config()  # the default dice layout (a chart is built for it)
 FORCED_ENTRY = 1  # line-up entry 1: the policy with its first decision forced (see ``lineup``)

@@ -74,6 +74,42 @@ def discard_masks(f0, f1, f2, r0, r1, r2):
 
 
 
+@njit(cache=True, nogil=True, inline="always")
+def discard_dice(seat, m, f0, f1, f2, rows, discarded, obs):
+    """Discard mask ``m`` of a roll showing f0, f1, f2: one card of its value per chosen die, from
+    ``seat``'s row to the discard pile (``obs`` follows). Returns the cards left in the row."""
+    for i in range(3):
+        if (m >> i) & 1:
+            fi = f0 if i == 0 else (f1 if i == 1 else f2)
+            rows[seat, fi] -= 1
+            discarded[fi] += 1
+            obs[OBS_ROWS + N_CODES * seat + fi] -= 1
+            obs[OBS_DISCARDED + fi] += 1
+    left = 0
+    for c in range(N_CODES):
+        left += rows[seat, c]
+    return left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def take_card(seat, c, rows, llama_row, obs):
+    """``seat`` takes the card of code ``c`` from the llama row into its row (``obs`` follows)."""
+    llama_row[c] = 0
+    obs[OBS_LLAMA_ROW + c] = 0
+    rows[seat, c] += 1
+    obs[OBS_ROWS + N_CODES * seat + c] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def score_dice_round(n, rows, end, last_actor, scores):
+    """Add a finished round's points to ``scores``; the player who went out returns a token: with the
+    three-llama returns ``play_core`` takes off in place, a seat's score change is its round's penalty."""
+    for s in range(n):
+        scores[s] += round_points(rows, s, end, last_actor)
+    if end == END_OUT:
+        scores[last_actor] -= largest_token(scores[last_actor], False)
+
+
 @njit(cache=True, nogil=True, **_NO_NRT)
 def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
               policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
@@ -137,7 +173,8 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             continue
         e = entry_of_seat[seat]
         slot = slot_of_entry[e]
-        policy = policies[slot]  # fetched once: a tuple element taken at each call site cost a third
+        if decide is None:  # (a line-up kernel's or a roll-out's ``decide`` may come with no tuple)
+            policy = policies[slot]  # fetched once: a tuple element taken at each call site cost a third
         par = readonly_row(params, e)
         obs[OBS_SEAT] = seat
         obs[OBS_ACTIVE] = n_in
@@ -210,18 +247,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
                 log[turn, 1] = a
                 log[turn, 2] = -1
             turn += 1
-            m = a - DISCARD_BASE
-            left = 0
-            for i in range(3):
-                if (m >> i) & 1:
-                    fi = f0 if i == 0 else (f1 if i == 1 else f2)
-                    rows[seat, fi] -= 1
-                    discarded[fi] += 1
-                    obs[OBS_ROWS + N_CODES * seat + fi] -= 1
-                    obs[OBS_DISCARDED + fi] += 1
-            for c in range(N_CODES):
-                left += rows[seat, c]
-            if left == 0:
+            if discard_dice(seat, a - DISCARD_BASE, f0, f1, f2, rows, discarded, obs) == 0:
                 end = END_OUT
                 break
         elif n_in > 1 and (llama_row[f0] > 0 or llama_row[f1] > 0 or llama_row[f2] > 0):
@@ -243,11 +269,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
                 log[turn, 1] = a
                 log[turn, 2] = -1
             turn += 1
-            c = a - TAKE_BASE
-            llama_row[c] = 0
-            obs[OBS_LLAMA_ROW + c] = 0
-            rows[seat, c] += 1
-            obs[OBS_ROWS + N_CODES * seat + c] += 1
+            take_card(seat, a - TAKE_BASE, rows, llama_row, obs)
             llama_left -= 1
             if llama_left == 0:
                 end = END_LLAMA_ROW

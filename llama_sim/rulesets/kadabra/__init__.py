@@ -94,7 +94,7 @@ Actions (one enum for all three decisions; ``legal``, a bit mask, has bit a set 
 40..45      GIVE + k: give the token to seat k (give phase only)
 ==========  =======================================================================
 
-Observation layout (int64, ``OBS_LEN`` = 72), all public. The player's own hand is not in it (that
+Observation layout (int64, ``OBS_LEN`` = 109), all public. The player's own hand is not in it (that
 would be 36 fields copied at every decision); a policy gets it as ``hand``, the count of each card
 code, a read-only view of the engine's own row:
 
@@ -118,7 +118,14 @@ OBS_QUIT              18..23    1 if that seat has quit this round
 OBS_ONES              24..29    1-tokens held by each seat
 OBS_TENS              30..35    10-tokens held by each seat
 OBS_DISCARD           36..71    count of each card code in the discard pile (public history)
+OBS_NO_SHOW           72        1 in the variant without the magic show (``--magic-show off``)
+OBS_DECK              73..108   count of each card code in the round (the deck in use: the default,
+                                a ``--deck-file``'s or ``--magic-token off``'s)
 ====================  ========  ==================================================================
+
+The last two were appended (existing policies keep their indices): they are rules, public at the
+table, and a player who rebuilds the round from what it saw (the ``expert``'s roll-outs,
+``rulesets/kadabra/expert.py``) needs them.
 
 A seat's points are ``ones + 10 * tens`` (+ 10 while it holds the magic token). In the give
 phase the token given is the player's lowest one (a 1 if ``ones > 0``, else a 10, else the magic

@@ -43,8 +43,8 @@ from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.kadabra.tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND,
     CODE_SYMBOL, CODE_VALUES, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL,
-    MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES,
-    OBS_LEN, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES,
+    MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DECK, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES,
+    OBS_LEN, OBS_MAGIC, OBS_NO_SHOW, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES,
     OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN,
     PLAYABLE_BITS, QUIT, RETURN_MAGIC, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC, VALUESET_POINTS,
 )
@@ -67,6 +67,38 @@ def _next_seats(n, quit, work):
         while quit[t] and t != s:
             t = t + 1 if t + 1 < n else 0
         work[AFTER + s] = t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def give_lowest(seat, g, ones, tens, board, obs):
+    """The give-away: one of ``seat``'s lowest tokens (1 < 10 < magic) goes to seat ``g`` (ten 1s become
+    a 10 at once); ``obs`` follows the tokens."""
+    if ones[seat] > 0:
+        ones[seat] -= 1
+        obs[OBS_ONES + seat] = ones[seat]
+        ones[g] += 1
+        tens[g] += ones[g] // 10
+        ones[g] %= 10
+        obs[OBS_ONES + g] = ones[g]
+        obs[OBS_TENS + g] = tens[g]
+    elif tens[seat] > 0:
+        tens[seat] -= 1
+        obs[OBS_TENS + seat] = tens[seat]
+        tens[g] += 1
+        obs[OBS_TENS + g] = tens[g]
+    else:
+        board[B_MAGIC] = g
+
+
+@njit(cache=True, nogil=True, inline="always")
+def show_check(board, kind):
+    """At the end of a card's play (card kind ``kind``): fewer than ``SHOW_AT`` tokens on the stage end
+    a show; a llama with enough starts (or continues) one."""
+    staged = board[B_STAGE_ONES] + board[B_STAGE_TENS] + (1 if board[B_MAGIC] == MAGIC_STAGE else 0)
+    if staged < SHOW_AT:
+        board[B_SHOW] = 0
+    elif kind == LLAMA:
+        board[B_SHOW] = 1
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
@@ -97,6 +129,12 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
     Hand sizes live in ``obs[OBS_HAND_SIZES + s]`` and the number of players still in the round in
     ``obs[OBS_ACTIVE]``."""
     deck_len = deck.shape[0]
+    for c in range(N_CODES):
+        obs[OBS_DISCARD + c] = discard[c]
+        obs[OBS_DECK + c] = discard[c]  # + the hands and the pile below: every card of the round
+    for i in range(board[B_POS], deck_len):
+        obs[OBS_DECK + deck[i]] += 1
+    obs[OBS_NO_SHOW] = board[B_NO_SHOW]
     n_in = 0
     for s in range(MAX_PLAYERS):
         size = 0
@@ -104,6 +142,7 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
             bits = 0
             for c in range(N_CODES):
                 size += hands[s, c]
+                obs[OBS_DECK + c] += hands[s, c]
                 if hands[s, c] > 0:
                     bits |= 1 << c
             work[s] = bits
@@ -116,8 +155,6 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
             obs[OBS_ONES + s] = 0
             obs[OBS_TENS + s] = 0
         obs[OBS_HAND_SIZES + s] = size
-    for c in range(N_CODES):
-        obs[OBS_DISCARD + c] = discard[c]
     obs[OBS_PLAYERS] = n
     obs[OBS_TOP] = board[B_TOP]
     obs[OBS_DRAW_PILE] = deck_len - board[B_POS]
@@ -181,24 +218,8 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
         turn += 1
         last_actor = seat
         # ---- carry it out
-        if phase == PHASE_GIVE:
-            # One of the lowest tokens (1 < 10 < magic) goes to seat g; then the card's play ends.
-            g = a - GIVE
-            if ones[seat] > 0:
-                ones[seat] -= 1
-                obs[OBS_ONES + seat] = ones[seat]
-                ones[g] += 1
-                tens[g] += ones[g] // 10  # ten 1s become a 10 at once
-                ones[g] %= 10
-                obs[OBS_ONES + g] = ones[g]
-                obs[OBS_TENS + g] = tens[g]
-            elif tens[seat] > 0:
-                tens[seat] -= 1
-                obs[OBS_TENS + seat] = tens[seat]
-                tens[g] += 1
-                obs[OBS_TENS + g] = tens[g]
-            else:
-                board[B_MAGIC] = g
+        if phase == PHASE_GIVE:  # then the card's play ends
+            give_lowest(seat, a - GIVE, ones, tens, board, obs)
         else:
             if a == RETURN_MAGIC:  # pass (in a show: the show goes on with the next player)
                 board[B_MAGIC] = MAGIC_POOL
@@ -277,11 +298,7 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
             elif symbol == SYM_MAGIC:
                 board[B_MAGIC] = seat  # from wherever it is
         # ---- the end of a play: show check, last card
-        staged = board[B_STAGE_ONES] + board[B_STAGE_TENS] + (1 if board[B_MAGIC] == MAGIC_STAGE else 0)
-        if staged < SHOW_AT:
-            board[B_SHOW] = 0
-        elif kind == LLAMA:
-            board[B_SHOW] = 1
+        show_check(board, kind)
         if last:  # last card: the round (and any show) ends now
             board[B_SHOW] = 0
             out_seat = seat

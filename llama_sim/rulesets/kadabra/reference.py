@@ -16,8 +16,8 @@ from llama_sim.core.engine import (
 from llama_sim.core.draws import next_stream, shuffle_forward
 from llama_sim.rulesets.kadabra.tables import (
     CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL,
-    MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES,
-    OBS_LEN, OBS_MAGIC, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES,
+    MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DECK, OBS_DISCARD, OBS_DRAW_PILE,
+    OBS_HAND_SIZES, OBS_LEN, OBS_MAGIC, OBS_NO_SHOW, OBS_ONES, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_SEAT, OBS_SHOW, OBS_STAGE_ONES,
     OBS_STAGE_TENS, OBS_STAGE_TOKENS, OBS_TENS, OBS_TOP, OBS_TURN, PHASE_GIVE, PHASE_SHOW, PHASE_TURN,
     PLAYABLE, QUIT, RETURN_MAGIC, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC, TOKEN_MAGIC,
     TOKEN_NONE, TOKEN_ONE, TOKEN_TEN, deck_of_counts, hand_points,
@@ -98,6 +98,9 @@ class Round:
         self.decisions: list[Decision] = []
         self.events: list[Event] = []
         self.last_actor = -1
+        # every card of the round (hands, pile, discard: the deck in use), public as obs[OBS_DECK:]
+        self.deck_counts = np.bincount(np.array([c for h in self.hands for c in h] + list(self.draw_pile)
+                                                + list(self.discard), dtype=np.int64), minlength=N_CODES)
         self.note("start", -1)
 
     # ------------------------------------------------------------------ who is where
@@ -235,6 +238,8 @@ class Round:
             obs[OBS_TENS + s] = self.tens[s]
         for card in self.discard:
             obs[OBS_DISCARD + card] += 1
+        obs[OBS_NO_SHOW] = not self.show_rule
+        obs[OBS_DECK:OBS_DECK + N_CODES] = self.deck_counts
         return obs
 
     def hand_counts(self, seat: int) -> np.ndarray:

@@ -121,7 +121,11 @@ OBS_QUIT = OBS_HAND_SIZES + MAX_PLAYERS  # 18, 6
 OBS_ONES = OBS_QUIT + MAX_PLAYERS  # 24, 6
 OBS_TENS = OBS_ONES + MAX_PLAYERS  # 30, 6
 OBS_DISCARD = OBS_TENS + MAX_PLAYERS  # 36, 36
-OBS_LEN = OBS_DISCARD + N_CODES  # 72
+# Appended after the first layout (existing policies keep their indices): the rules in play, public at
+# the table, which a player rebuilding the round (the expert's roll-outs) needs.
+OBS_NO_SHOW = OBS_DISCARD + N_CODES  # 72: 1 in the variant without the magic show
+OBS_DECK = OBS_NO_SHOW + 1  # 73, 36: the round's cards per code (the deck in use)
+OBS_LEN = OBS_DECK + N_CODES  # 109
 
 LOG_CAPACITY = 1024  # plays, gives, draws, returns, collects and quits of one round fit with room
 
