@@ -217,3 +217,37 @@ def test_setting_numba_threads_keeps_the_kernel_cache_folder():
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+
+
+# ------------------------------------------------------------------------------ Ctrl-C at the wrong moment
+
+def test_ctrl_c_while_a_kernel_loads_from_the_cache_stops_and_keeps_the_entry(monkeypatch):
+    """A Ctrl-C that lands while Numba reads a cache entry raised inside Numba's loader, which the
+    damaged-cache recovery took for a damaged file: it deleted a sound entry, compiled it again and
+    played on (the command never stopped)."""
+    from numba.core import caching
+
+    from llama_sim.core import interrupt, jit, registry
+    from llama_sim.core.errors import Interrupted
+
+    strategy = registry.get("lama", "greedy")
+    strategy.policy  # compiled or loaded: on disk now
+    removed = []
+    monkeypatch.setattr(jit, "_remove_cache_entry", removed.append)
+
+    def interrupted(self, *args):
+        interrupt.REQUESTED.set()  # what the command line's handler does before it raises
+        raise Interrupted(2)
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_load_data", interrupted)
+    kernel = jit.Kernel(strategy.py_func, lambda: registry.POLICY_SIG, "probe", nogil=False)
+    try:
+        with pytest.raises(Interrupted):
+            kernel.get()
+        assert removed == []
+        # and a Ctrl-C some library swallowed still stops the next kernel call
+        with pytest.raises(Interrupted):
+            interrupt.call(lambda: None)
+    finally:
+        interrupt.REQUESTED.clear()
+    assert interrupt.call(lambda: 7) == 7

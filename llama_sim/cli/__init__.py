@@ -184,3 +184,4 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        interrupt.REQUESTED.clear()  # (a caller that goes on, e.g. a test, runs kernels again)

@@ -38,7 +38,13 @@ class track:
 
 def call(fn, *args):
     """``fn(*args)``; on the main thread run in a daemon thread that the main thread waits for in
-    0.1 s slices, so a Ctrl-C raises here at once (the worker is left to ``os._exit``)."""
+    0.1 s slices, so a Ctrl-C raises here at once (the worker is left to ``os._exit``). A Ctrl-C that
+    came earlier but whose exception some library swallowed (Numba ignores exceptions raised in its
+    compiler's callbacks) stops here, before the kernel starts."""
+    if REQUESTED.is_set():
+        from llama_sim.core.errors import Interrupted
+
+        raise Interrupted()
     if threading.current_thread() is not threading.main_thread():
         with track():
             return fn(*args)

@@ -16,6 +16,9 @@ from typing import Callable
 from numba import njit
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from llama_sim.core import interrupt
+from llama_sim.core.errors import Interrupted
+
 # Policies are passed to kernels as first-class functions (see registry.py); Numba labels that
 # feature experimental and warns on every compile. The warning carries no information for users.
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
@@ -111,6 +114,8 @@ class Kernel:
                     dispatcher.compile(self.signature_factory())
                     break
                 except Exception as exc:  # a damaged cache file: remove it, compile again
+                    if isinstance(exc, Interrupted) or interrupt.REQUESTED.is_set():
+                        raise  # Ctrl-C while Numba read the cache: the entry is sound, the user wants out
                     failure = _cache_failure(exc)
                     if failure is None or failure[1] in removed:
                         raise
