@@ -142,8 +142,10 @@ def plot_grade(result):
     t = result.table[result.table.metric == "points_lost_per_decision"]
     strategies = list(dict.fromkeys(t.strategy))
     kinds = sorted(k for k in set(t.decision) if k) + [""]
-    fig = new_figure(max(7.0, 1.2 + 1.3 * len(kinds) * max(1, len(strategies)) / 2), 5)
+    fig = new_figure(min(14.0, max(7.0, 1.5 + 0.35 * len(kinds) * max(1, len(strategies)))), 6)
     ax = fig.subplots()
+    if t["value"].max() > 20 * max(t["value"].median(), 0.05):  # a random or always-quitting strategy
+        ax.set_yscale("symlog", linthresh=0.5, linscale=0.5)  # would flatten every other bar
     width = 0.8 / max(1, len(strategies))
     colors = [BLUE, ORANGE, "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", GREY]
     for i, strategy in enumerate(strategies):
@@ -152,11 +154,13 @@ def plot_grade(result):
         ax.bar(x, part["value"], width, color=colors[i % len(colors)], label=strategy,
                yerr=[part["value"] - part["ci_low"], part["ci_high"] - part["value"]], capsize=3)
     ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds])
+    ax.set_ylim(min(0.0, float(t["ci_low"].min())) * 1.1, float(t["ci_high"].max()) * 1.2)
     ax.axhline(0, color="black", lw=0.8)
-    ax.set_ylabel("points lost per decision (vs roll-outs' best)")
+    ax.set_ylabel("points lost per decision (vs roll-outs' best)"
+                  + ("\n(linear below 0.5, logarithmic above)" if ax.get_yscale() == "symlog" else ""))
     ax.set_xlabel("decision kind (the kinds of its legal actions)")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(title="strategy")
+    ax.legend(title="strategy", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle("\n".join(textwrap.wrap(_title(result.header) + " (95% intervals over rounds)", 100)))
     return fig
 
