@@ -76,7 +76,8 @@ one explicit signature for Python callers. ``positions.py``: ``simulate_position
 position (rows, llama row, who has quit, scores) many times (``run_positions``); ``simulate_solo`` does
 it for a solo position, to set ``solo_optimal`` against the exact values of ``llamasim solve dice``
 (``solve_position_table``, on ``llama_sim.rulesets.dice.solver``). ``codes.py``: the codes, actions and
-observation indices below; ``tables.py``: the dice layouts and roll tables.
+observation indices below; ``tables.py``: the dice layouts and roll tables; ``expert.py``: the ``expert``
+strategy's roll-outs (``llama_sim.core.expert``), on the kernel's round loop.
 
 Observation layout (int64, ``OBS_LEN``), everything the acting player can see:
 

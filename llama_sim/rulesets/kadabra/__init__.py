@@ -66,7 +66,8 @@ the legal set as a bit mask), ``score_round``
 scores it, ``play_game``, ``run_blocks``; the work is
 done by ``play_core`` (the same arguments plus ``drng``, ``lazy``, ``bad``, ``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
-decision by decision (``tests/test_kadabra.py``).
+decision by decision (``tests/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
+(``llama_sim.core.expert``), on the kernel's round loop.
 
 Illegal actions: both engines check every answer against their own record of what is legal and
 raise ``ValueError("illegal action", entry, seat, action)`` (entry: the line-up entry of that seat).
