@@ -30,13 +30,14 @@ def environment(tree: Path = ROOT) -> dict[str, str]:
     return env
 
 
-def wall_times(args: list[str], runs: int, env: dict[str, str]) -> list[float]:
+def wall_times(args: list[str], runs: int, env: dict[str, str], tree: Path) -> list[float]:
+    """In ``tree`` as the working folder: ``python -m`` puts it first on the path, before PYTHONPATH."""
     command = [sys.executable, "-m", "llama_sim", *args]
-    subprocess.run(command, env=env, check=True, capture_output=True)  # writes the bytecode
+    subprocess.run(command, env=env, check=True, capture_output=True, cwd=tree)  # writes the bytecode
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(command, env=env, check=True, capture_output=True)
+        subprocess.run(command, env=env, check=True, capture_output=True, cwd=tree)
         times.append(time.perf_counter() - start)
     return times
 
@@ -47,16 +48,17 @@ def main() -> None:
     parser.add_argument("--budget", action="store_true", help="compare with the budgets; exit 1 over one")
     parser.add_argument("--tree", type=Path, default=ROOT, help="the llama_sim checkout to time (default: this one)")
     args = parser.parse_args()
-    env = environment(args.tree.resolve())
+    tree = args.tree.resolve()
+    env = environment(tree)
     rows, over = [], []
     python = statistics.median(_python_alone(args.runs, env))
     for name, (argv, budget) in COMMANDS.items():
-        times = wall_times(argv, args.runs, env)
+        times = wall_times(argv, args.runs, env, tree)
         median = statistics.median(times)
         rows.append((f"llamasim {name}", median, min(times), max(times), budget))
         if median > budget:
             over.append(name)
-    print(f"warm start-up of {args.tree.resolve()}, median of {args.runs} runs "
+    print(f"warm start-up of {tree}, median of {args.runs} runs "
           f"(python {sys.version.split()[0]} alone: {python:.3f} s)")
     print(f"{'command':<22}{'median s':>9}{'min s':>8}{'max s':>8}" + (f"{'budget s':>10}" if args.budget else ""))
     for label, median, low, high, budget in rows:
