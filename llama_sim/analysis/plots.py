@@ -153,7 +153,8 @@ def plot_grade(result):
         x = np.arange(len(kinds)) + (i - (len(strategies) - 1) / 2) * width
         ax.bar(x, part["value"], width, color=colors[i % len(colors)], label=strategy,
                yerr=[part["value"] - part["ci_low"], part["ci_high"] - part["value"]], capsize=3)
-    ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds])
+    ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds],
+                  **({"rotation": 30, "ha": "right"} if len(kinds) > 5 else {}))
     ax.set_ylim(min(0.0, float(t["ci_low"].min())) * 1.1, float(t["ci_high"].max()) * 1.2)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_ylabel("points lost per decision (vs roll-outs' best)"
