@@ -147,7 +147,7 @@ def plot_grade(result):
     if t["value"].max() > 20 * max(t["value"].median(), 0.05):  # a random or always-quitting strategy
         ax.set_yscale("symlog", linthresh=0.5, linscale=0.5)  # would flatten every other bar
     width = 0.8 / max(1, len(strategies))
-    colors = [BLUE, ORANGE, "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", GREY]
+    colors = [BLUE, ORANGE, "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", GREY, "#a6761d", "#17becf"]
     for i, strategy in enumerate(strategies):
         part = t[t.strategy == strategy].set_index("decision").reindex(kinds)
         x = np.arange(len(kinds)) + (i - (len(strategies) - 1) / 2) * width
