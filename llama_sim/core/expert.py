@@ -74,6 +74,31 @@ def base_rows(game: str, bases: tuple[str, ...], max_players: int) -> np.ndarray
 
 
 @njit(cache=True, nogil=True, inline="always")
+def deal_hidden(unseen, hand, sizes, n, me, pile_n, drng, sampled, pile):
+    """One sample of the cards a player cannot see: a partial Fisher-Yates shuffle of ``unseen`` deals
+    each other seat ``sizes[s]`` cards (seat ``me`` keeps ``hand``) into ``sampled``; the rest stay in
+    ``pile``. Returns where the draw pile of ``pile_n`` cards starts in ``pile``."""
+    m = unseen.shape[0]
+    for j in range(m):
+        pile[j] = unseen[j]
+    sampled[:, :] = 0
+    taken = 0
+    for s in range(n):
+        if s == me:
+            for c in range(hand.shape[0]):
+                sampled[s, c] = hand[c]
+            continue
+        for _ in range(min(sizes[s], m - taken)):
+            j = taken + R.below(drng, m - taken)
+            card = pile[j]
+            pile[j] = pile[taken]
+            pile[taken] = card
+            sampled[s, card] += 1
+            taken += 1
+    return m - pile_n if m - pile_n >= taken else taken  # (the counts agree unless a caller lied)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def legal_actions(legal, actions):
     """The actions of the bit mask ``legal`` into ``actions``, in order; returns how many."""
     k = 0

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.expert import FORCED, RELATIVE
+from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden
 from llama_sim.rulesets.kadabra.kernel import WORK_LEN, give_lowest, play_core_with, score_round, show_check
 from llama_sim.rulesets.kadabra.tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, DEFAULT_COUNTS, GIVE,
@@ -68,27 +68,9 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
         slot_of_entry, drng, prng = w
     n = obs[OBS_PLAYERS]
     me = obs[OBS_SEAT]
-    m = unseen.shape[0]
     pile_n = obs[OBS_DRAW_PILE]
     R.seed_from_key(drng, R.block_key(key, i), R.DEAL_STREAM)
-    # a partial Fisher-Yates shuffle of the unseen cards: the other hands first, the rest is the pile
-    for j in range(m):
-        pile[j] = unseen[j]
-    sampled[:, :] = 0
-    taken = 0
-    for s in range(n):
-        if s == me:
-            for c in range(N_CODES):
-                sampled[s, c] = hand[c]
-            continue
-        for _ in range(min(obs[OBS_HAND_SIZES + s], m - taken)):
-            j = taken + R.below(drng, m - taken)
-            card = pile[j]
-            pile[j] = pile[taken]
-            pile[taken] = card
-            sampled[s, card] += 1
-            taken += 1
-    start = m - pile_n if m - pile_n >= taken else taken  # (the counts agree unless a caller lied)
+    start = deal_hidden(unseen, hand, obs[OBS_HAND_SIZES:OBS_HAND_SIZES + n], n, me, pile_n, drng, sampled, pile)
     deck = pile[start:]
     rest = deck.copy()
     for_draws = R.block_key(key, i) ^ np.uint64(0x5851F42D4C957F2D)

@@ -11,7 +11,7 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.engine import largest_token
-from llama_sim.core.expert import FORCED, RELATIVE
+from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden
 from llama_sim.rulesets.shedding.kernel import round_loop, seat_penalty
 from llama_sim.rulesets.shedding.rules import (
     F_TOKENS20, MAX_SEATS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP,
@@ -55,27 +55,9 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
     n = obs[OBS_PLAYERS]
     me = obs[OBS_SEAT]
     n_codes = can_play_bits.shape[0]
-    m = unseen.shape[0]
     pile_n = obs[OBS_DRAW_PILE]
     R.seed_from_key(drng, R.block_key(key, i), R.DEAL_STREAM)
-    # a partial Fisher-Yates shuffle of the unseen cards: the other hands first, the rest is the pile
-    for j in range(m):
-        pile[j] = unseen[j]
-    sampled[:, :] = 0
-    taken = 0
-    for s in range(n):
-        if s == me:
-            for c in range(n_codes):
-                sampled[s, c] = hand[c]
-            continue
-        for _ in range(min(obs[OBS_HAND_SIZES + s], m - taken)):
-            j = taken + R.below(drng, m - taken)
-            card = pile[j]
-            pile[j] = pile[taken]
-            pile[taken] = card
-            sampled[s, card] += 1
-            taken += 1
-    start = m - pile_n if m - pile_n >= taken else taken  # (the counts agree unless a caller lied)
+    start = deal_hidden(unseen, hand, obs[OBS_HAND_SIZES:OBS_HAND_SIZES + n], n, me, pile_n, drng, sampled, pile)
     deck = pile[start:]
     rest = deck.copy()
     for_draws = R.block_key(key, i) ^ np.uint64(0x5851F42D4C957F2D)
