@@ -23,6 +23,9 @@ from llama_sim.core.position import Position
 from llama_sim.core.registry import POLICY_SIG, get as get_strategy
 
 GAME_STREAM = 3  # deals of the later rounds of a game roll-out (DEAL/POLICY/DICE are 0/1/2)
+# Seat 0, the player asking, starts the first round of every roll-out. A NumPy integer, not 0: Numba
+# types a literal 0 argument as its own type and compiles the round once more for it.
+FIRST_SEAT = np.int64(0)
 
 
 class RolloutLineup(NamedTuple):

@@ -120,7 +120,7 @@ def _names(fn) -> str:
 def module_source(game: str, strategies) -> str:
     """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, a ``core`` that
     is the rule set's block loop around that ``decide`` (``blocks_core_with``, compiled without reference
-    counting as the rule set's own ``blocks_core``), and ``run_blocks``: the rule set's ``run_blocks_with``
+    counting as the rule set's own ``blocks_core``, which takes ``decide`` as its first argument: None), and ``run_blocks``: the rule set's ``run_blocks_with``
     around that ``core``. A ``decide`` passed into a separately compiled function would keep the kernel
     out of the disk cache, so the module compiles its own ``core``."""
     names = ", ".join(s.name for s in strategies)
@@ -142,8 +142,8 @@ def module_source(game: str, strategies) -> str:
     for k in range(len(strategies) - 1):
         lines += [f"    if slot == {k}:", f"        return P{k}(obs, hand, legal, params, rng)"]
     lines += [f"    return P{len(strategies) - 1}(obs, hand, legal, params, rng)", "", ""]
-    core_args = _names(body_module.blocks_core)
-    lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core({core_args}):",
+    core_args = _names(body_module.blocks_core).split(", ", 1)[1]  # (its first is ``decide``: None here)
+    lines += ["@njit(cache=True, nogil=True, **_NO_NRT)", f"def core(no_decide, {core_args}):",
               f"    return _body.blocks_core_with(decide, {core_args})", "", "",
               f"def run_blocks({run_args}):", f"    _body.run_blocks_with(core, {run_args})", ""]
     return "\n".join(lines)

@@ -14,12 +14,13 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import GAME_STREAM, ExactAnswer, action_phrase
+from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, ExactAnswer, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import LAST_SCORE, Position, int_list, quit_flags
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets import dice as D
 from llama_sim.rulesets.dice.kernel import score_dice_round
 from llama_sim.rulesets.dice.solver import parse_cards, solve_solo
@@ -60,16 +61,16 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
     for b in range(first, first + count):
         v[:] = 0
         for k in range(k_actions):
-            rows[:, :] = rows0
-            llama_row[:] = llama0
-            discarded[:] = discarded0
-            quit[:] = quit0
-            scores[:] = scores0
+            copy_into(rows, rows0)
+            copy_into(llama_row, llama0)
+            copy_into(discarded, discarded0)
+            copy_into(quit, quit0)
+            copy_into(scores, scores0)
             returned[:] = 0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
             R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
-            end, last_actor = dice_round(n, rows, llama_row, discarded, quit, 0, scores, returned, cfg,
+            end, last_actor = dice_round(n, rows, llama_row, discarded, quit, FIRST_SEAT, scores, returned, cfg,
                                          policies, slot_of_entry, params, first_entries, prng, dice_rng,
                                          obs, log)
             score_dice_round(n, rows, end, last_actor, scores)

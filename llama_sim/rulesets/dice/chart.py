@@ -36,6 +36,7 @@ from llama_sim.core.chart_kernel import (
 )
 from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
 from llama_sim.core.jit import Kernel
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets import dice as D
 from llama_sim.rulesets.dice import DECK as DICE_DECK, PENALTY as DICE_PENALTY
 from llama_sim.rulesets.dice.kernel import score_dice_round
@@ -58,11 +59,11 @@ def _branch_value(cfg, n, seat, action, measure, rows, llama_row, discarded, qui
                   policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, grng,
                   br, bl, bd, bq, bs, bret, deck, obs, nolog):
     """Value for ``seat`` (lower is better) of ``action`` (ROLL or QUIT) now, the policy playing on."""
-    br[:, :] = rows
-    bl[:] = llama_row
-    bd[:] = discarded
-    bq[:] = quit
-    bs[:] = scores
+    copy_into(br, rows)
+    copy_into(bl, llama_row)
+    copy_into(bd, discarded)
+    copy_into(bq, quit)
+    copy_into(bs, scores)
     bret[:] = 0
     params[FORCED_ENTRY, params.shape[1] - 1] = action
     entry_of_seat[seat] = FORCED_ENTRY
@@ -134,11 +135,11 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
         nt_opp = 0
         for _ in range(MAX_ROUNDS_PER_GAME):
             D.deal_round(n, deck, rows, llama_row, discarded, quit, drng)
-            h[:, :] = rows
-            lr[:] = llama_row
-            dd[:] = discarded
-            q[:] = quit
-            sc[:] = scores
+            copy_into(h, rows)
+            copy_into(lr, llama_row)
+            copy_into(dd, discarded)
+            copy_into(q, quit)
+            copy_into(sc, scores)
             returned[:] = 0
             end, last_actor, turns = _dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                                  policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,

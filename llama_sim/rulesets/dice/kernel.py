@@ -118,7 +118,7 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                           policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True, **_NO_NRT)
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
     """``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
@@ -287,6 +287,11 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
     return end, last_actor, turn
 
 
+# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
+# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
+play_core_inlined = njit(cache=True, nogil=True, inline="always")(play_core_with.py_func)
+
+
 @njit(cache=True, nogil=True)
 def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log):
@@ -378,7 +383,7 @@ def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, p
     ``decide``, on the scratch passed in. Returns the number of rounds, or ``ILLEGAL`` (``bad`` says
     which) or ``ENDLESS``. ``one_round``: stop after the first round (round mode), with its points in
     ``penalty``: the block loop plays both modes through this one call (see ``shedding.game_loop``)."""
-    start = 0
+    start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     scores[:] = 0
     for r in range(MAX_ROUNDS_PER_GAME):
         deal_into(n, deck, rows, llama_row, discarded, quit, drng)
@@ -430,26 +435,17 @@ def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of
         raise ValueError("dice kernel: more seats than its scratch holds")
     metrics = 6 if games_mode else 3
     bad = np.zeros(3, np.int64)
-    code = core(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+    code = core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
                 slot_of_entry, params, cfg, s1, s2, np.zeros(metrics * n_units, np.int64), bad)
     raise_stop(code, bad)
-
-
-@njit(cache=True, nogil=True, **_NO_NRT)
-def blocks_core(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-                slot_of_entry, params, cfg, s1, s2, v, bad):
-    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
-    return blocks_core_with(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                            policies, slot_of_entry, params, cfg, s1, s2, v, bad)
 
 
 ROWS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
 DECK_CAPACITY = DECK.shape[0]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def blocks_core_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                     policies, slot_of_entry, params, cfg, s1, s2, v, bad):
+def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                 policies, slot_of_entry, params, cfg, s1, s2, v, bad):
     """The block loop (allocates nothing): each block's deal and dice played once per rotation, ``decide``
     asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it is compiled
     into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of its own are
@@ -490,6 +486,14 @@ def blocks_core_with(decide, seed, first_block, n_blocks, n, entry_of_seat, unit
             add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
         accumulate(v, s1, s2)
     return 0
+
+
+# The generic kernel's loop is this body compiled on its own (``decide`` None: the policies are asked
+# through the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in
+# with its own ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's
+# inlining copies the whole loop's code again (a second or two of every first compile).
+blocks_core = njit(cache=True, nogil=True, **_NO_NRT)(_blocks_loop)
+blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "dice kernel")

@@ -13,6 +13,7 @@ from llama_sim.core.engine import accumulate, add_seat, largest_token
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets.dice.codes import (
     CODE_NAMES, END_OUT, LAYOUT_NAMES, LLAMA, MAX_PLAYERS, MIN_PLAYERS, N_CODES, N_DICE, OBS_LEN, ROW_SIZE,
     TOTAL_OF_CODE, layout_config,
@@ -51,11 +52,11 @@ def _run_positions(seed, first, count, n, rows0, llama0, discarded0, quit0, star
     for b in range(first, first + count):
         R.seed_state(prng, seed, b, R.POLICY_STREAM)
         R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
-        rows[:, :] = rows0
-        llama_row[:] = llama0
-        discarded[:] = discarded0
-        quit[:] = quit0
-        scores[:] = scores0
+        copy_into(rows, rows0)
+        copy_into(llama_row, llama0)
+        copy_into(discarded, discarded0)
+        copy_into(quit, quit0)
+        copy_into(scores, scores0)
         returned[:] = 0
         end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                                        policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import GAME_STREAM, action_phrase
+from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
@@ -20,6 +20,7 @@ from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets.kadabra import POSITION_FLAGS, POSITION_HELP
 from llama_sim.rulesets.kadabra import kernel as KK
 from llama_sim.rulesets.kadabra import tables as T
@@ -112,17 +113,17 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
         deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands_d, pile_d, discard_d)
         v[:] = 0
         for k in range(k_actions):
-            hands[:, :] = hands_d
-            discard[:] = discard_d
-            pile[:] = pile_d
-            quit[:] = quit0
-            ones[:] = ones0
-            tens[:] = tens0
-            board[:] = board0
+            copy_into(hands, hands_d)
+            copy_into(discard, discard_d)
+            copy_into(pile, pile_d)
+            copy_into(quit, quit0)
+            copy_into(ones, ones0)
+            copy_into(tens, tens0)
+            copy_into(board, board0)
             board[T.B_POS] = 0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_actor = kadabra_round(n, hands, pile, discard, quit, ones, tens, board, 0,
+            out, last_actor = kadabra_round(n, hands, pile, discard, quit, ones, tens, board, FIRST_SEAT,
                                             policies, slot_of_entry, params, first_entries, prng, obs, log)
             KK.score_round(n, hands, out, ones, tens, board, points)
             v[k] = ones[0] + 10 * tens[0] - before

@@ -39,6 +39,7 @@ from llama_sim.core.chart_kernel import (
 from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, win_units
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICY_SIG
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets.kadabra import RULE_SET
 from llama_sim.rulesets.kadabra import kernel as KK
 from llama_sim.rulesets.kadabra import tables as KT
@@ -111,13 +112,13 @@ def _branch_value(n, seat, action, measure, hands, deck, discard, quit, ones, te
                   policies, slot_of_entry, params, entry_of_seat, prng, grng,
                   bh, bdeck, bd, bq, bo, bt, bb, after, points, obs, nolog):
     """Value for ``seat`` (lower is better) of ``action`` (QUIT or DRAW) now, the policy playing on."""
-    bh[:, :] = hands
-    bd[:] = discard
-    bq[:] = quit
-    bo[:] = ones
-    bt[:] = tens
-    bb[:] = board
-    bdeck[:] = deck
+    copy_into(bh, hands)
+    copy_into(bd, discard)
+    copy_into(bq, quit)
+    copy_into(bo, ones)
+    copy_into(bt, tens)
+    copy_into(bb, board)
+    copy_into(bdeck, deck)
     params[STEP_ENTRY, params.shape[1] - 2] = 0
     params[STEP_ENTRY, params.shape[1] - 1] = action
     entry_of_seat[:] = 0
@@ -207,13 +208,13 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 deck[i] = KD_BASE[i]
             R.shuffle(deck, drng)
             kd_deal_round(n, deck, hands, discard, quit, board)
-            h0[:, :] = hands
-            d0[:] = discard
-            q0[:] = quit
-            o0[:] = ones
-            t0[:] = tens
-            b0[:] = board
-            p0[:] = prng
+            copy_into(h0, hands)
+            copy_into(d0, discard)
+            copy_into(q0, quit)
+            copy_into(o0, ones)
+            copy_into(t0, tens)
+            copy_into(b0, board)
+            copy_into(p0, prng)
             entry_of_seat[:] = 0
             out, last_actor, turns = _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                                                     policies, slot_of_entry, params, entry_of_seat, prng, obs,
@@ -223,13 +224,13 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
                 if a != KT.DRAW and a != KT.QUIT and a != KT.RETURN_MAGIC:
                     continue
                 # Stop the kernel at decision k of a replay of the round: the true state there.
-                h[:, :] = h0
-                d[:] = d0
-                q[:] = q0
-                o[:] = o0
-                t[:] = t0
-                b[:] = b0
-                sp[:] = p0
+                copy_into(h, h0)
+                copy_into(d, d0)
+                copy_into(q, q0)
+                copy_into(o, o0)
+                copy_into(t, t0)
+                copy_into(b, b0)
+                copy_into(sp, p0)
                 entry_of_seat[:] = STEP_ENTRY
                 params[STEP_ENTRY, last_col - 1] = k
                 params[STEP_ENTRY, last_col] = STOP

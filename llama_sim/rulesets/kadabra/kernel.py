@@ -109,7 +109,7 @@ def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
                           params, entry_of_seat, prng, drng, lazy, obs, log, bad, work)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True, **NO_NRT)
 def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
@@ -311,6 +311,11 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
     return out_seat, last_actor, turn
 
 
+# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
+# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
+play_core_inlined = njit(cache=True, nogil=True, inline="always")(play_core_with.py_func)
+
+
 @njit(cache=True, nogil=True)
 def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
@@ -452,7 +457,7 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
     one call, so the round's code is compiled into it once (see ``shedding.game_loop``)."""
     board[B_NO_SHOW] = no_show
     new_table(n, ones, tens, board)
-    start = 0
+    start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     for r in range(MAX_ROUNDS_PER_GAME):
         if one_round:
             round_rng[0] = drng[0]
@@ -507,26 +512,17 @@ def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of
     base = deck_from_counts(cfg)
     metrics = 6 if games_mode else 3
     bad = np.zeros(3, np.int64)
-    code = core(base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+    code = core(None, base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, cfg[CFG_NO_SHOW], s1, s2, np.zeros(metrics * n_units, np.int64),
                 bad)
     raise_stop(code, bad)
 
 
-@njit(cache=True, nogil=True, **NO_NRT)
-def blocks_core(base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, no_show, s1, s2, v, bad):
-    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
-    return blocks_core_with(None, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                            games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad)
-
-
 HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def blocks_core_with(decide, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                     games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad):
+def _blocks_loop(decide, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                 games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad):
     """The block loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
     ``decide`` asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it
     is compiled into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of
@@ -569,6 +565,14 @@ def blocks_core_with(decide, base, deck, seed, first_block, n_blocks, n, entry_o
             add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
         accumulate(v, s1, s2)
     return 0
+
+
+# The generic kernel's loop is this body compiled on its own (``decide`` None: the policies are asked
+# through the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in
+# with its own ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's
+# inlining copies the whole loop's code again (a second or two of every first compile).
+blocks_core = njit(cache=True, nogil=True, **NO_NRT)(_blocks_loop)
+blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "kadabra kernel")

@@ -137,21 +137,19 @@ def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of
                         games_mode, policies, slot_of_entry, params, s1, s2)
 
 
-@njit(cache=True, nogil=True, **NO_NRT)
-def blocks_core(full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad):
-    """The generic kernel's loop: ``blocks_core_with`` asking through the function tuple."""
-    return blocks_core_with(None, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                            games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def blocks_core_with(decide, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                     games_mode, policies, slot_of_entry, params, s1, upper, v, bad):
+def _blocks_loop(decide, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                 games_mode, policies, slot_of_entry, params, s1, upper, v, bad):
     """``shedding.blocks_loop`` on lama's tables, asking the policies through ``decide``."""
     return shedding.blocks_loop(decide, full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                                 policies, slot_of_entry, params, s1, upper, v, bad)
+
+
+# The generic kernel's loop: this body compiled on its own with ``decide`` None (the policies asked through
+# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its
+# own ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
+blocks_core = njit(cache=True, nogil=True, **NO_NRT)(_blocks_loop)
+blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
 
 
 run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "lama kernel")

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import GAME_STREAM, action_phrase
+from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
@@ -22,6 +22,7 @@ from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets import shedding
 
 
@@ -78,15 +79,15 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
         deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands_d, pile_d, discard_d)
         v[:] = 0
         for k in range(k_actions):
-            hands[:, :] = hands_d
-            discard[:] = discard_d
-            pile[:] = pile_d
-            quit[:] = quit0
-            scores[:] = scores0
+            copy_into(hands, hands_d)
+            copy_into(discard, discard_d)
+            copy_into(pile, pile_d)
+            copy_into(quit, quit0)
+            copy_into(scores, scores0)
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, 0, top0, discard,
-                                                        quit, 0, scores, policies, slot_of_entry, params,
+            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, FIRST_SEAT, top0,
+                                                        discard, quit, FIRST_SEAT, scores, policies, slot_of_entry, params,
                                                         first_entries, prng, obs, log)
             score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
             v[k] = scores[0] - scores0[0]
@@ -103,7 +104,8 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                     for i in range(deck.shape[0]):
                         deck[i] = full_deck[i]
                     R.shuffle(deck, grng)
-                    dpos, top = shedding.deal_round(n, deck, hands, discard, quit)
+                    dpos, top_card = shedding.deal_round(n, deck, hands, discard, quit)
+                    top = np.int64(top_card)  # an int8 card: typed as top0, the round compiles once
                     out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, deck, dpos, top,
                                                                 discard, quit, start, scores, policies,
                                                                 slot_of_entry, params, rest_entries, prng, obs,

@@ -28,6 +28,7 @@ from llama_sim.core.chart_kernel import (
 from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, largest_token, win_units
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import MAX_PARAMS, policy_tuple
+from llama_sim.core.views import copy_into
 from llama_sim.rulesets import shedding
 from llama_sim.rulesets.lama import (
     CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
@@ -65,9 +66,9 @@ def _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, all
     times that minus the others' changes (an integer: (n - 1) x (own - the others' mean)); ``M_WIN``
     minus its win units (60 = a whole win) after the policy also plays the rest of the game, the later
     rounds dealt from ``grng``."""
-    bh[:, :] = hands
-    bd[:] = discard
-    bq[:] = quit
+    copy_into(bh, hands)
+    copy_into(bd, discard)
+    copy_into(bq, quit)
     p = pos
     if draw_first:
         bh[seat, deck[p]] += 1
@@ -90,7 +91,7 @@ def _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, all
     # M_WIN: score this round, then play the rest of the game as the game kernel does.
     if last_card < 0:
         last_card = last_play
-    bs[:] = scores
+    copy_into(bs, scores)
     for _r in range(MAX_ROUNDS_PER_GAME):
         for s in range(n):
             bs[s] += _round_change(bh, s, out, bs, code_penalty, twins, allow20)  # bs[s]: s's score before
@@ -156,9 +157,9 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 deck[i] = full_deck[i]
             R.shuffle(deck, drng)
             pos0, top0 = shedding.deal_round(n, deck, hands, discard, quit)
-            h[:, :] = hands
-            d[:] = discard
-            q[:] = quit
+            copy_into(h, hands)
+            copy_into(d, discard)
+            copy_into(q, quit)
             out_seat, last_card, last_actor, turns, _ = _continue_round(
                 can_play_bits, extra_turn, n, hands, deck, pos0, top0, discard, quit, start, scores,
                 policies, slot_of_entry, params, entry_of_seat, prng, obs, log)

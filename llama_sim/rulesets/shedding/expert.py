@@ -12,7 +12,8 @@ from numba import njit
 from llama_sim.core import rng as R
 from llama_sim.core.engine import largest_token
 from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden
-from llama_sim.rulesets.shedding.kernel import round_loop, seat_penalty
+from llama_sim.core.views import copy_into
+from llama_sim.rulesets.shedding.kernel import round_loop_inlined, seat_penalty
 from llama_sim.rulesets.shedding.rules import (
     F_TOKENS20, MAX_SEATS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP,
 )
@@ -63,8 +64,8 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
     for_draws = R.block_key(key, i) ^ np.uint64(0x5851F42D4C957F2D)
     allow20 = flags[F_TOKENS20] != 0
     for a in range(k):
-        hands[:, :] = sampled
-        deck[:] = rest
+        copy_into(hands, sampled)
+        copy_into(deck, rest)
         for c in range(n_codes):
             discard[c] = obs[_O_DISCARD + c]
         for s in range(n):
@@ -73,7 +74,7 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
         row[FORCED] = actions[a]
         R.seed_from_key(drng, for_draws, R.DEAL_STREAM)
         R.seed_from_key(prng, R.block_key(key, i), R.POLICY_STREAM)
-        out_seat, _, _, turns, _ = round_loop(
+        out_seat, _, _, turns, _ = round_loop_inlined(
             decide, can_play_bits, extra_turn, n, hands, deck, 0, obs[OBS_TOP], discard, quit, me, scores,
             None, slot_of_entry, row.reshape(1, row.shape[0]), entry_of_seat, 0, prng, obs2, log, sizes, held,
             True, drng, bad)

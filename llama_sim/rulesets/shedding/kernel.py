@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
+from llama_sim.core.draws import NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.engine import (
@@ -88,7 +89,7 @@ def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, qui
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, forceinline=True, **NO_NRT)
 def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held, lazy, drng, bad):
     """``play_round`` with its scratch passed in (``sizes`` (n), ``held`` (n): each seat's codes held as
@@ -204,6 +205,11 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
     return out_seat, last_card, last_actor, turn, pos
 
 
+# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
+# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
+round_loop_inlined = njit(cache=True, nogil=True, inline="always")(round_loop.py_func)
+
+
 @njit(cache=True, nogil=True)
 def deal_round(n, deck, hands, discard, quit):
     """Deal a shuffled deck: six cards to each seat, the next card face up.
@@ -273,7 +279,7 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
     scores[:] = 0
-    start = 0
+    start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
         out_seat, last_card, last_actor, turns, _ = round_loop(
@@ -330,7 +336,7 @@ def run_blocks(core, full_deck, seed, first_block, n_blocks, n, entry_of_seat, u
     d = metrics * n_units
     upper = np.zeros((d, d), np.int64)
     bad = np.zeros(3, np.int64)
-    code = core(full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+    code = core(None, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, s1, upper, np.zeros(d, np.int64), bad)
     raise_stop(code, bad)
     for i in range(d):
