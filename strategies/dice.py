@@ -591,7 +591,8 @@ _chart = njit(cache=True)(chart)
 _watcher = njit(cache=True)(watcher)
 
 
-@njit(inline="always")
+@njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
+# round (inlined by Numba, it was copied into every one: half a minute of Kadabra's first expert compile)
 def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     """The roll-outs' player: the forced first action (none after a discard or take the roll-out
     carried out itself: ``params[FORCED]`` -1), then the base strategy (``core.expert``)."""

@@ -472,7 +472,8 @@ EXPERT_TABLES = _kadabra_expert.TABLES
 _climber = njit(cache=True, inline="always")(climber)
 
 
-@njit(inline="always")
+@njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
+# round (inlined by Numba, it was copied into every one: half a minute of Kadabra's first expert compile)
 def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     """The roll-outs' player: the forced first action (none after a give the roll-out carried out
     itself: ``params[FORCED]`` -1), then the base strategy (``core.expert``)."""

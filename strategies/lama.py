@@ -237,7 +237,8 @@ _climber = njit(cache=True)(climber)
 _threshold = njit(cache=True)(threshold)
 
 
-@njit(inline="always")
+@njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
+# round (inlined by Numba, it was copied into every one: half a minute of Kadabra's first expert compile)
 def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     """The roll-outs' player: the forced first action, then the base strategy (``core.expert``)."""
     if obs[OBS_TURN] == 0:

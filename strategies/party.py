@@ -402,7 +402,8 @@ EXPERT_TABLES = (_rules.CAN_PLAY_BITS, _rules.EXTRA_TURN, _rules.CODE_PENALTY, _
 _climber = njit(cache=True)(climber)
 
 
-@njit(inline="always")
+@njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
+# round (inlined by Numba, it was copied into every one: half a minute of Kadabra's first expert compile)
 def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     """The roll-outs' player: the forced first action, then the base strategy (``core.expert``)."""
     if obs[_rules.OBS_TURN] == 0:

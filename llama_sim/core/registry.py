@@ -89,11 +89,20 @@ def line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
 
 @overload(line_up_ask, inline="always")
 def _line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
-    """``decide`` compiled into the kernel from its Python source: a call through its dispatcher would
-    stay a call, opaque to the optimiser."""
-    if isinstance(decide, types.Dispatcher):
+    """A ``decide`` declared ``inline="always"`` (a line-up's) is compiled into the kernel from its Python
+    source at every call site: a call through its dispatcher would stay a call, opaque to the optimiser.
+    Any other ``decide`` (an expert's roll-out player, whose base strategy is large) is called: Numba
+    copies inlined code once per call site, and the rounds ask at several."""
+    if not isinstance(decide, types.Dispatcher):
+        return None
+    if decide.dispatcher.targetoptions.get("inline") == "always":
         return decide.dispatcher.py_func
-    return None
+
+    def call(decide, policies, slot, obs, hand, legal, params, rng):
+        return decide(None, policies, slot, obs, hand, legal, params, rng)  # (the dispatcher as a value
+        # would be a dynamic global, and the kernel could not be cached)
+
+    return call
 
 
 def own_rng_policy(inner):
