@@ -40,9 +40,10 @@ def cache_copy(tmp_path_factory):
     return next(p for p in base.iterdir() if p.is_dir())
 
 
-def run_blocks_entry(cache: Path) -> tuple[Path, Path]:
-    """The index and data file of the L.A.M.A. kernel's cache entry."""
-    index = next(p for p in cache.glob("lama_*/*_run_blocks-*.nbi"))
+def policy_entry(cache: Path) -> tuple[Path, Path]:
+    """The index and data file of the cache entry of L.A.M.A.'s ``greedy`` policy: an entry like every
+    kernel's (``core.jit.Kernel``), and one that recompiles in a fraction of a second."""
+    index = next(p for p in cache.glob("strategies_*/lama.greedy-*.nbi"))
     return index, next(index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc"))
 
 
@@ -51,7 +52,7 @@ def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, damage):
     env = {"LLAMA_SIM_CACHE": str(cache_copy.parent)}
     clean = llamasim(*COMPARE, "--format", "csv", env=env)
     assert clean.returncode == 0 and clean.stderr == "", clean.stderr
-    index, data = run_blocks_entry(cache_copy)
+    index, data = policy_entry(cache_copy)
     if damage == "empty index":  # was: "interrupted", exit 130 on every run
         index.write_bytes(b"")
     elif damage == "truncated data":  # was: UnpicklingError until the file was deleted by hand

@@ -3,7 +3,9 @@
 Every ``llamasim`` command of the README's bash blocks and its Python block run here, from a folder
 that holds the repository's ``experiments/`` and ``examples/`` (what a fresh clone has). Only their
 sizes shrink (rounds, games, budgets, roll-outs, ``--scale``: ``small``), so the suite stays short;
-everything else is the README's text. A line that needs what a test cannot have (a cluster's
+everything else is the README's text. The commands run in the test's process (``llamasim``'s own
+``main``, as the console script calls it), where the kernels other tests compiled are loaded already;
+the Python block runs in a fresh interpreter, as a user's script would. A line that needs what a test cannot have (a cluster's
 address) is listed in ``NEEDS`` with the reason.
 """
 from __future__ import annotations
@@ -15,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from cli_helpers import call
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -77,17 +81,17 @@ def test_the_readme_has_commands():
 
 
 @pytest.mark.parametrize("command", commands())
-def test_readme_command_runs(command, clone):
+def test_readme_command_runs(command, clone, capsys, monkeypatch):
     words = shlex.split(command)
     missing = [why for flag, why in NEEDS.items() if flag in words]
     if missing:
         pytest.skip(f"needs {missing[0]}")
     args = small(words, clone)
-    out = subprocess.run([sys.executable, "-m", "llama_sim", *args[1:]], cwd=clone, capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, f"{shlex.join(args)}\n{out.stderr[-2000:]}"
+    monkeypatch.chdir(clone)
+    code, out, err = call(capsys, *args[1:])
+    assert code == 0, f"{shlex.join(args)}\n{err[-2000:]}"
     if "--format" not in words:
-        assert out.stdout.strip(), shlex.join(args)
+        assert out.strip(), shlex.join(args)
 
 
 def test_readme_python_runs(clone):

@@ -199,7 +199,7 @@ def _collect(seed, first_game, n_games, n, policies, params0, measure, pile_bin,
         R.seed_state(drng, seed, g, R.DEAL_STREAM)
         R.seed_state(prng, seed, g, R.POLICY_STREAM)
         KK.new_table(n, ones, tens, board)
-        start = 0
+        start = np.int64(0)  # (a literal 0: the round compiled once more for its type)
         k_dec = 0
         nt_pile = 0
         nt_opp = 0

@@ -148,7 +148,7 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
         R.seed_state(drng, seed, g, R.DEAL_STREAM)
         R.seed_state(prng, seed, g, R.POLICY_STREAM)
         scores[:] = 0
-        start = 0
+        start = np.int64(0)  # (a literal 0: the round compiled once more for its type)
         k_dec = 0
         nt_pile = 0
         nt_opp = 0
@@ -165,9 +165,9 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                 policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
             # Replay the round from the deal; branch at every stuck decision.
             pos = pos0
-            top = top0
+            top = np.int64(top0)  # (an int8 card; int64 once a card is played: one type for _branch_value)
             n_in = n
-            last_play = -1
+            last_play = np.int64(-1)  # (typed as the seats it becomes: one compile of _branch_value)
             for k in range(min(turns, log.shape[0])):
                 seat = log[k, 0]
                 a = log[k, 1]
@@ -181,13 +181,15 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                     R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                     vq = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
-                                       starter_last_card, n, seat, False, measure, h, deck, pos, top, d, q, scores,
+                                       starter_last_card, n, seat, np.bool_(False), measure, h, deck, pos, top, d, q,
+                                       scores,
                                        last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
                                        bh, bd, bq, bs, bdeck, obs, nolog)
                     R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                     vd = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
-                                       starter_last_card, n, seat, True, measure, h, deck, pos, top, d, q, scores,
+                                       starter_last_card, n, seat, np.bool_(True), measure, h, deck, pos, top, d, q,
+                                       scores,
                                        last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
                                        bh, bd, bq, bs, bdeck, obs, nolog)
                     k_dec += 1

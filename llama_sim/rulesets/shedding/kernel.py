@@ -81,9 +81,12 @@ def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, qui
     sizes = np.zeros(n, np.int64)
     held = np.zeros(n, np.int64)
     bad = np.zeros(3, np.int64)
-    out = round_loop(None, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-                     policies, slot_of_entry, params, entry_of_seat.reshape(1, n), 0,
-                     prng, obs, log, sizes, held, False, prng, bad)
+    # int64 scalars and a run-time flag whatever the caller holds (a literal 0, an int8 card): the round
+    # is compiled once for every caller
+    out = round_loop(None, can_play_bits, extra_turn, np.int64(n), hands, deck, np.int64(pos), np.int64(top),
+                     discard, quit, np.int64(start), scores, policies, slot_of_entry, params,
+                     entry_of_seat.reshape(1, n), np.int64(0), prng, obs, log, sizes, held, np.bool_(False), prng,
+                     bad)
     if out[3] < 0:
         raise_stop(ILLEGAL, bad)
     return out
@@ -283,9 +286,9 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
         out_seat, last_card, last_actor, turns, _ = round_loop(
-            decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
+            decide, can_play_bits, extra_turn, n, hands, deck, pos, np.int64(top), discard, quit, start, scores,
             policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held,
-            True, drng, bad)
+            np.bool_(True), drng, bad)  # (typed as play_round's call: one compile serves both)
         if turns < 0:
             return ILLEGAL
         top_score = 0
