@@ -63,7 +63,8 @@ GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play i
 StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
 PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
-COMPILE_TIME = "~10-20 s"  # a rule set's kernels compiled cold on this machine (2 shared cores): 14-23 s
+COMPILE_TIME = "~5-10 s"  # a rule set's first compare or advise, cold, on the 2-core machine: 6.5-9.4 s
+# (python benchmarks/first_run.py)
 
 
 def compile_notice(quiet: bool, what: str = "kernels") -> None:

@@ -120,8 +120,8 @@ def _names(fn) -> str:
 def module_source(game: str, strategies) -> str:
     """The generated module of a line-up: its policies, a ``decide`` that calls them by slot, a ``core`` that
     is the rule set's block loop around that ``decide`` (``blocks_core_with``, compiled without reference
-    counting as the rule set's own ``blocks_core``, which takes ``decide`` as its first argument: None), and ``run_blocks``: the rule set's ``run_blocks_with``
-    around that ``core``. A ``decide`` passed into a separately compiled function would keep the kernel
+    counting as the rule set's own ``blocks_core``, whose first argument is ``decide``, None there), and
+    ``run_blocks``: the rule set's ``run_blocks_with`` around that ``core``. A ``decide`` passed into a separately compiled function would keep the kernel
     out of the disk cache, so the module compiles its own ``core``."""
     names = ", ".join(s.name for s in strategies)
     rule_set = get_game(game)

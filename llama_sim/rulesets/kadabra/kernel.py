@@ -512,9 +512,9 @@ def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of
     base = deck_from_counts(cfg)
     metrics = 6 if games_mode else 3
     bad = np.zeros(3, np.int64)
-    code = core(None, base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, cfg[CFG_NO_SHOW], s1, s2, np.zeros(metrics * n_units, np.int64),
-                bad)
+    code = core(None, base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                games_mode, policies, slot_of_entry, params, cfg[CFG_NO_SHOW], s1, s2,
+                np.zeros(metrics * n_units, np.int64), bad)
     raise_stop(code, bad)
 
 

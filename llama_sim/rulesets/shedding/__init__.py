@@ -33,11 +33,15 @@ reads like the rulebooks and uses the readable ``playable`` and ``score``. The N
 ``extra_turn``, the scoring tables derived from the classes (``code_penalty``, ``twins``, see
 ``SheddingRules``) and ``flags`` (``tokens20``, ``starter_last_card``). A rule set's module binds them to
 its own tables, held as module globals, in thin wrappers (``lama.play_round``, ``lama.play_game``,
-``lama._run_blocks``, ``lama.blocks_core``). The shared functions are ``inline="always"``: Numba copies them into each
-wrapper, where the tables are frozen constants, so every rule set gets its own specialised kernel
-from one source. Measured on the 2-core machine (4 greedy players, interleaved runs, CPU time per
-thread): inlined, L.A.M.A. ran 5-7% faster than its former hand-written loop; called out-of-line
-with the tables as runtime arguments, 3-5% slower. So: inlined.
+``lama._run_blocks``, ``lama.blocks_core``). The shared functions are inlined into each wrapper, where
+the tables are frozen constants, so every rule set gets its own specialised kernel from one source.
+Measured on the 2-core machine (4 greedy players, interleaved runs, CPU time per thread): inlined,
+L.A.M.A. ran 5-7% faster than its former hand-written loop; called out-of-line with the tables as
+runtime arguments, 3-5% slower. So: inlined. The round (``round_loop``) is inlined by LLVM
+(``forceinline``), the rest by Numba (``inline="always"``): Numba copies an inlined function's code
+with its whole variable scope once per block, at each level of nesting, which made it half of a
+first compile; the round is compiled once per process (and cached) and LLVM puts it into each
+caller with the tables' constants.
 
 What the loop avoids, each measured:
 

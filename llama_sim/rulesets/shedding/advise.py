@@ -25,6 +25,8 @@ from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets import shedding
 
+PILE_TOP = np.int64(0)  # the roll-out's draw pile is all of ``pile`` (an int64: see ``FIRST_SEAT``)
+
 
 @njit(cache=True, nogil=True)
 def shedding_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
@@ -86,9 +88,9 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             copy_into(scores, scores0)
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, FIRST_SEAT, top0,
-                                                        discard, quit, FIRST_SEAT, scores, policies, slot_of_entry, params,
-                                                        first_entries, prng, obs, log)
+            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, PILE_TOP, top0,
+                                                        discard, quit, FIRST_SEAT, scores, policies, slot_of_entry,
+                                                        params, first_entries, prng, obs, log)
             score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if out == 0 else 0
