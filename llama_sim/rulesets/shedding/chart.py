@@ -182,15 +182,13 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                     vq = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
                                        starter_last_card, n, seat, np.bool_(False), measure, h, deck, pos, top, d, q,
-                                       scores,
-                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
+                                       scores, last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
                                        bh, bd, bq, bs, bdeck, obs, nolog)
                     R.seed_state(brng, seed, g, BRANCH_STREAM + 2 * k_dec)
                     R.seed_state(grng, seed, g, BRANCH_STREAM + 2 * k_dec + 1)
                     vd = _branch_value(full_deck, can_play_bits, extra_turn, code_penalty, twins, allow20,
                                        starter_last_card, n, seat, np.bool_(True), measure, h, deck, pos, top, d, q,
-                                       scores,
-                                       last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
+                                       scores, last_play, policies, slot_of_entry, params, entry_of_seat, brng, grng,
                                        bh, bd, bq, bs, bdeck, obs, nolog)
                     k_dec += 1
                     t = token_class(scores[seat], allow20)
