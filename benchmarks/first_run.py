@@ -14,7 +14,6 @@ one after the other). ``warm start-up`` itself is ``benchmarks/startup.py``.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -22,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import startup  # (this folder: a script's own folder is first on the path)
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("lama", "party", "kadabra", "dice")
@@ -45,8 +46,9 @@ ADVISE = {
 
 
 def environment(tree: Path, cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_DIR")}
-    env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])
+    """``startup.environment`` with the kernel cache in ``cache`` (and not a user's ``NUMBA_CACHE_DIR``)."""
+    env = startup.environment(tree)
+    env.pop("NUMBA_CACHE_DIR", None)
     env["LLAMA_SIM_CACHE"] = str(cache)
     return env
 

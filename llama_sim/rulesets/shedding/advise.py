@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, action_phrase
+from llama_sim.core.advice import GAME_STREAM, action_phrase
 from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
@@ -25,13 +25,12 @@ from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets import shedding
 
-PILE_TOP = np.int64(0)  # the roll-out's draw pile is all of ``pile`` (an int64: see ``FIRST_SEAT``)
 
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def shedding_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
-    """The draw pile is ``deck[pos:]``. -> (out_seat, last_card_seat, last_actor)"""
+    """The draw pile is ``deck[pos:]``. -> (out_seat, last_card_seat, last_actor). Compiled into the
+    roll-outs: ``shedding.play_round`` hands the round one set of types whatever these arguments are."""
     out, last_card, last_actor, _, _ = shedding.play_round(
         can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
         policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
@@ -88,9 +87,9 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             copy_into(scores, scores0)
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, PILE_TOP, top0,
-                                                        discard, quit, FIRST_SEAT, scores, policies, slot_of_entry,
-                                                        params, first_entries, prng, obs, log)
+            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, 0, top0, discard,
+                                                        quit, 0, scores, policies, slot_of_entry, params,
+                                                        first_entries, prng, obs, log)
             score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
             v[k] = scores[0] - scores0[0]
             v[k_actions + k] = 1 if out == 0 else 0
@@ -106,8 +105,7 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                     for i in range(deck.shape[0]):
                         deck[i] = full_deck[i]
                     R.shuffle(deck, grng)
-                    dpos, top_card = shedding.deal_round(n, deck, hands, discard, quit)
-                    top = np.int64(top_card)  # an int8 card: typed as top0, the round compiles once
+                    dpos, top = shedding.deal_round(n, deck, hands, discard, quit)
                     out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, deck, dpos, top,
                                                                 discard, quit, start, scores, policies,
                                                                 slot_of_entry, params, rest_entries, prng, obs,

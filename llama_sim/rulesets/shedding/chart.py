@@ -148,7 +148,7 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
         R.seed_state(drng, seed, g, R.DEAL_STREAM)
         R.seed_state(prng, seed, g, R.POLICY_STREAM)
         scores[:] = 0
-        start = np.int64(0)  # (a literal 0: the round compiled once more for its type)
+        start = 0
         k_dec = 0
         nt_pile = 0
         nt_opp = 0
