@@ -130,8 +130,9 @@ def test_kadabra_deck_that_cannot_be_dealt(capsys, tmp_path):
 
 def _interrupt_mid_run(args, tmp_path, whole_group: bool):
     """Start the CLI with stderr on a pseudo-terminal (so the progress bar shows), wait for the bar
-    (the run is under way), send SIGINT (to the whole process group, as a terminal does, when
-    ``whole_group``), and return (exit status, the text printed after the signal)."""
+    to count a finished chunk, send SIGINT (to the whole process group, as a terminal does, when
+    ``whole_group``), and return (exit status, the lines printed after the signal, stdout, the
+    text printed before it)."""
     import pty
     import re
     import select
@@ -144,11 +145,14 @@ def _interrupt_mid_run(args, tmp_path, whole_group: bool):
                             stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=tmp_path)
     os.close(slave)
 
+    def plain(raw: bytes) -> str:
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw.decode(errors="replace")).replace("\r", "\n")
+
     def read(until_exit: bool) -> bytes:
         got = b""
         while True:
             ready, _, _ = select.select([master], [], [], 300)
-            assert ready, "no output from the run within 300 s"
+            assert ready, f"no output from the run within 300 s: {plain(got)!r}"
             try:
                 chunk = os.read(master, 4096)
             except OSError:  # the other end closed: the process is gone
@@ -156,20 +160,19 @@ def _interrupt_mid_run(args, tmp_path, whole_group: bool):
             if not chunk:
                 return got
             got += chunk
-            if not until_exit and b"/" in chunk:  # the bar's "done/total" column
-                return got
+            if not until_exit and re.search(r"\b[1-9][0-9]*/[0-9]+\b", plain(got)):  # the bar's "done/total"
+                return got  # column, with chunks done: the run is under way and has played rounds
 
-    read(until_exit=False)
+    before = plain(read(until_exit=False))
     if whole_group:
         os.killpg(proc.pid, signal.SIGINT)
     else:
         proc.send_signal(signal.SIGINT)
-    after = read(until_exit=True).decode(errors="replace")
+    after = read(until_exit=True)
     code = proc.wait(timeout=120)
     os.close(master)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after).replace("\r", "\n")
-    lines = [ln for ln in text.split("\n") if ln.strip() and "/" not in ln]  # drop the bar's last redraws
-    return code, lines, proc.stdout.read().decode()
+    lines = [ln for ln in plain(after).split("\n") if ln.strip() and "/" not in ln]  # drop the bar's redraws
+    return code, lines, proc.stdout.read().decode(), before
 
 
 @pytest.mark.parametrize("backend", [["--threads", "2"], ["--backend", "dask", "--workers", "1", "--threads", "1"]],
@@ -177,10 +180,11 @@ def _interrupt_mid_run(args, tmp_path, whole_group: bool):
 def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
     main(["compare", "-g", "lama", "greedy", "threshold", "--rounds", "100", "-q"])  # kernels in the disk cache
     args = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", str(10**10), "--out", "x.csv", *backend]
-    code, lines, out = _interrupt_mid_run(args, tmp_path, whole_group=True)
-    assert code == 130, lines
-    assert len(lines) == 1 and re.fullmatch(r"llamasim: interrupted after \d+ rounds; nothing written", lines[0]), lines
-    assert int(lines[0].split()[3]) > 0 and out == ""
+    code, lines, out, before = _interrupt_mid_run(args, tmp_path, whole_group=True)
+    assert code == 130, (lines, before)
+    assert len(lines) == 1 and re.fullmatch(r"llamasim: interrupted after \d+ rounds; nothing written", lines[0]), \
+        (lines, before)
+    assert int(lines[0].split()[3]) > 0 and out == "", (lines, before)
     assert list(tmp_path.iterdir()) == []
 
 
