@@ -7,7 +7,8 @@ For every rule set it alternates worker processes of the baseline tree and of th
 (``PYTHONPATH`` set to each), ``--repeats`` times each, so both see the same load on a shared
 machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold:quit_at=10``) for ``--rounds``
 rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
-(``time.thread_time``), which other processes on the machine disturb far less than wall time.
+(``time.thread_time``, read in the thread that runs it: ``thread_cpu``), which other processes on the
+machine disturb far less than wall time.
 The current tree is also timed with the line-up's own kernel (``llama_sim.run.lineup``; ``lineup_*``
 columns, against the same baseline) when it has one.
 The table gives the medians, their ratio, and decisions per second: decisions per round are
@@ -35,9 +36,29 @@ BENCH_STRATEGY = {"dice": "threshold:quit_at=10"}
 PLAYERS = 4
 
 
+def thread_cpu(run) -> float:
+    """CPU seconds of ``run()`` in a thread of its own. Not on the main thread: there ``run_chunk`` hands
+    the kernel to a worker thread (so that Ctrl-C stops it) and the main thread's clock only waits."""
+    import threading
+    import time
+
+    took: list[float] = []
+
+    def timed():
+        t0 = time.thread_time()
+        run()
+        took.append(time.thread_time() - t0)
+
+    thread = threading.Thread(target=timed)
+    thread.start()
+    thread.join()
+    if not took:
+        raise SystemExit("the timed run failed (see the traceback above)")
+    return took[0]
+
+
 def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     """Runs inside a tree's process: kernel rounds per CPU-second, and (when asked) decisions per round."""
-    import time
 
     import numpy as np
 
@@ -59,16 +80,12 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     players = [registry.parse_spec(game_name, name) for _ in range(PLAYERS)]
     plan = seat_plan(game, players, False, game.config())
     run_chunk(plan, 7, 0, 64)  # compile or load from the disk cache, outside the timing
-    t0 = time.thread_time()
-    run_chunk(plan, 7, 0, rounds)
-    cpu = time.thread_time() - t0
+    cpu = thread_cpu(lambda: run_chunk(plan, 7, 0, rounds))
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
     if hasattr(simulate, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
         own = simulate.with_kernel(plan, "lineup")
         run_chunk(own, 7, 0, 64)
-        t0 = time.thread_time()
-        run_chunk(own, 7, 0, rounds)
-        out["lineup_rounds_per_cpu_s"] = rounds / (time.thread_time() - t0)
+        out["lineup_rounds_per_cpu_s"] = rounds / thread_cpu(lambda: run_chunk(own, 7, 0, rounds))
     if reference_rounds:
         calls = [0]
 

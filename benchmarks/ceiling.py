@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 import warnings
 
 import numpy as np
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from before_after import thread_cpu  # (this folder: a script's own folder is first on the path)
 from llama_sim.core import registry
 from llama_sim.core import rng as R
 from llama_sim.core.ruleset import get_game
@@ -389,9 +389,7 @@ def main() -> None:
     rates = {name: [] for name in variants}
     for _ in range(args.repeats):  # interleaved, so every variant sees the same load
         for name, run in variants.items():
-            t0 = time.thread_time()
-            run()
-            rates[name].append(args.rounds / (time.thread_time() - t0))
+            rates[name].append(args.rounds / thread_cpu(run))
     kernel = statistics.median(rates["kernel"])
     print(f"4 x greedy, {args.game}, {args.rounds} rounds, median of {args.repeats} "
           "(rounds per CPU-second, one thread)")

@@ -43,10 +43,27 @@ def distinct_penalty(counts, penalty_of_code):
     return total
 
 
-# What a kernel's block loop (``blocks_core``) and game loop return instead of a count when they stop:
+# What a kernel's block loop (``run_blocks``) and game loop return instead of a count when they stop:
 # compiled without reference counting, they cannot raise exceptions with run-time values, so they
 # report, and ``raise_stop`` raises in the caller (``llama_sim.core.errors``: the illegal-action convention).
 ILLEGAL, ENDLESS = -1, -2
+
+# The arguments every rule set's block loop (``blocks_core_with``, compiled as a ``jit.BlockKernel``) takes
+# after ``decide`` (None in the generic kernel): ``RUN_BLOCKS_SIG``'s up to ``s1``; the rule set's own follow.
+BLOCK_LOOP_ARGS = RUN_BLOCKS_SIG.args[:11] + RUN_BLOCKS_SIG.args[12:13]
+
+
+def block_loop_sig(*own):
+    """The signature of a rule set's block loop whose own arguments (after ``s1``) have types ``own``."""
+    return types.int64(types.none, *BLOCK_LOOP_ARGS, *own)
+
+
+def check_stop(code: int, bad: np.ndarray) -> None:
+    """``raise_stop`` for Python callers of a block loop."""
+    if code == ILLEGAL:
+        raise ValueError(ILLEGAL_ACTION, int(bad[0]), int(bad[1]), int(bad[2]))
+    if code == ENDLESS:
+        raise ValueError("game did not end")
 
 
 @njit(cache=True, nogil=True, inline="always")

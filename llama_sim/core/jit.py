@@ -6,6 +6,7 @@ from the cache in milliseconds. ``on_compile`` lets the CLI say "compiling" on t
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import sys
@@ -87,11 +88,12 @@ class Kernel:
     """A nopython function compiled for one signature on first call, then cached on disk."""
 
     def __init__(self, py_func, signature_factory, label: str | None = None, nogil: bool = True,
-                 boundscheck: bool = False):
+                 boundscheck: bool = False, no_nrt: bool = False):
         self.py_func = py_func
         self.signature_factory = signature_factory
         self.label = label or py_func.__qualname__
         self.nogil = nogil
+        self.no_nrt = no_nrt  # compiled without reference counting (``draws.NO_NRT``): it allocates nothing
         # Bounds-checked code is never cached: Numba's cache index does not tell a checked build
         # from an unchecked one of the same source, so a cached file could drop the checks.
         self.boundscheck = boundscheck
@@ -100,7 +102,10 @@ class Kernel:
     def _jit(self):
         if self.boundscheck:
             return njit(cache=False, nogil=self.nogil, boundscheck=True)(self.py_func)
-        return njit(cache=True, nogil=self.nogil)(self.py_func)
+        options = {}
+        if self.no_nrt:
+            from llama_sim.core.draws import NO_NRT as options
+        return njit(cache=True, nogil=self.nogil, **options)(self.py_func)
 
     def get(self):
         if self._dispatcher is None:
@@ -131,6 +136,28 @@ class Kernel:
     def is_cached(self) -> bool:
         """Compiled in this process already, or on disk: ``get`` costs no compile."""
         return self._dispatcher is not None or (not self.boundscheck and _is_cached(self._jit()))
+
+    def __call__(self, *args):
+        return self.get()(*args)
+
+
+class BlockKernel:
+    """A rule set's block loop compiled as the cached kernel itself, without reference counting, and
+    ``run``, the plain Python around it that allocates what the loop writes and raises what it reports.
+    ``get()`` is the loop bound into ``run``: called with ``engine.RUN_BLOCKS_SIG``'s arguments, like a
+    ``Kernel`` of that signature. Why not a jitted wrapper: every compiled level re-optimises all the code
+    linked into it, and a wrapper around the loop cost a second of each rule set's first compile."""
+
+    def __init__(self, loop, signature_factory, label: str, run):
+        self.loop = Kernel(loop, signature_factory, label, no_nrt=True)
+        self.label = label
+        self.run = run
+
+    def get(self):
+        return functools.partial(self.run, self.loop.get())
+
+    def is_cached(self) -> bool:
+        return self.loop.is_cached()
 
     def __call__(self, *args):
         return self.get()(*args)

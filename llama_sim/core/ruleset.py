@@ -65,7 +65,7 @@ class RuleSet:
     min_players: int
     max_players: int
     # Each code field (``_CODE_FIELDS``) takes the value itself or "module:NAME" naming it.
-    run_blocks: Callable  # a llama_sim.core.jit.Kernel with core.engine.RUN_BLOCKS_SIG
+    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.jit.BlockKernel or Kernel)
     reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     action_names: tuple[str, ...]  # the readable name of every action index
@@ -81,9 +81,10 @@ class RuleSet:
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
-    # The block loop a line-up kernel compiles around a line-up's own policies (``run.lineup``): a jitted
-    # ``run_blocks_with`` whose module also defines ``blocks_core`` and ``blocks_core_with``; None: the
-    # rule set plays with its generic kernel only.
+    # The block loop a line-up kernel compiles around a line-up's own policies (``run.lineup``): the
+    # Python ``run_blocks_with(core, ...)`` that runs a compiled loop (``run_blocks`` is a
+    # ``jit.BlockKernel`` of it), whose module also defines the loop to compile in, ``blocks_core_with``;
+    # None: the rule set plays with its generic kernel only.
     run_blocks_with: Callable | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
     # The hooks of ``llamasim chart`` (a core.chart_kernel.ChartRules) and of ``advise`` (a

@@ -1,11 +1,11 @@
 """The LAMA Dice Numba kernel: the same rules as ``reference.py``, fast.
 
 ``play_round`` plays one round in place from any position (the work is ``play_core_with``'s),
-``play_game`` a game to 40, ``run_blocks`` the deal blocks of a run. ``run_blocks_with``, ``blocks_core``
-and ``blocks_core_with`` are what a line-up kernel (``llama_sim.run.lineup``) compiles around its own
+``play_game`` a game to 40, ``run_blocks`` the deal blocks of a run. ``run_blocks_with`` and
+``blocks_core_with`` are what a line-up kernel (``llama_sim.run.lineup``) compiles around its own
 ``decide``; it finds them in the module of ``run_blocks_with``, so they stay together here.
 
-Speed: the block loop (``blocks_core``), ``play_core``, ``deal_round`` and ``deal_shuffle`` are compiled
+Speed: the block loop (``run_blocks``' own), ``play_core``, ``deal_round`` and ``deal_shuffle`` are compiled
 without Numba's reference counting (``draws.NO_NRT``: they allocate nothing); calls to separately
 compiled functions taking arrays otherwise cost atomic reference-count updates. The block loop keeps
 its scratch on its own stack (``views.stack_zeros``), so the compiler knows its arrays do not overlap;
@@ -27,10 +27,10 @@ from numba import njit, types
 from llama_sim.core import rng as R
 from llama_sim.core.draws import NO_NRT as _NO_NRT, deal_shuffle, randint
 from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seats,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
     distinct_penalty, largest_token, raise_stop,
 )
-from llama_sim.core.jit import Kernel
+from llama_sim.core.jit import BlockKernel, Kernel
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.dice.codes import (
@@ -122,7 +122,7 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
     """``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
-    ``blocks_core_with``: the generic ``blocks_core`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
+    ``blocks_core_with``: the generic ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
     with ``decide`` its ``decide``): on an illegal action it sets ``bad`` = (entry, seat, action) and returns
     decisions = -1 (the round is left where it was).
 
@@ -417,27 +417,17 @@ def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, p
     return ENDLESS
 
 
-def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal (and dice stream) is played once per rotation."""
-    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                    games_mode, policies, slot_of_entry, params, cfg, s1, s2)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own, see
-    ``llama_sim.run.lineup``). As in the shedding kernels (``shedding.run_blocks``), the loop runs without
-    reference counting on scratch on its own stack; this function allocates what it returns and raises
-    what the loop reports."""
+    """Play ``n_blocks`` deal blocks; each deal (and dice stream) is played once per rotation. ``core`` is
+    the block loop, this rule set's generic one or a line-up kernel's (``llama_sim.run.lineup``). As in the
+    shedding kernels (``shedding.run_blocks``), the loop runs without reference counting on scratch on its
+    own stack; this plain Python allocates what it writes and raises what it reports."""
     if n > MAX_PLAYERS:
         raise ValueError("dice kernel: more seats than its scratch holds")
-    metrics = 6 if games_mode else 3
     bad = np.zeros(3, np.int64)
-    code = core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-                slot_of_entry, params, cfg, s1, s2, np.zeros(metrics * n_units, np.int64), bad)
-    raise_stop(code, bad)
+    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+                    slot_of_entry, params, s1, cfg, s2, np.zeros(s1.shape[0], np.int64), bad), bad)
 
 
 ROWS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
@@ -445,10 +435,10 @@ DECK_CAPACITY = DECK.shape[0]
 
 
 def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                 policies, slot_of_entry, params, cfg, s1, s2, v, bad):
+                 policies, slot_of_entry, params, s1, cfg, s2, v, bad):
     """The block loop (allocates nothing): each block's deal and dice played once per rotation, ``decide``
     asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it is compiled
-    into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of its own are
+    into (``views.stack_zeros``), one without reference counting (``run_blocks``): arrays of its own are
     known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``."""
     rotations = entry_of_seat.shape[0]
     drng = stack_zeros(2, 2, np.uint64)
@@ -488,12 +478,10 @@ def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_
     return 0
 
 
-# The generic kernel's loop is this body compiled on its own (``decide`` None: the policies are asked
-# through the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in
-# with its own ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's
-# inlining copies the whole loop's code again (a second or two of every first compile).
-blocks_core = njit(cache=True, nogil=True, **_NO_NRT)(_blocks_loop)
+# The generic kernel is this loop compiled on its own with ``decide`` None (the policies are asked through
+# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
+# ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
 blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-
-
-run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "dice kernel")
+LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64[::1])
+"""(after ``s1``: cfg, s2, v, bad)"""
+run_blocks = BlockKernel(_blocks_loop, lambda: LOOP_SIG, "dice kernel", run_blocks_with)

@@ -9,7 +9,7 @@ top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one 
 ``play_core_with`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
-``run_blocks`` runs its whole block loop that way (``blocks_core``), with the round's scratch
+``run_blocks`` runs its whole block loop that way (a ``jit.BlockKernel``), with the round's scratch
 on the loop's own stack (``views.stack_zeros``: arrays the compiler knows do not alias one another),
 as the other rule sets do; ``play_round`` calls the round on its own (``play_core``).
 It keeps the public observation up to date incrementally and its own record of the legal actions (a
@@ -30,14 +30,15 @@ In a game, each round's deal stream is derived from the game's deal stream (``dr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from llama_sim.core import rng as R
 from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seats, raise_stop,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
+    raise_stop,
 )
 from llama_sim.core.draws import NO_NRT, draw_at, next_stream
-from llama_sim.core.jit import Kernel
+from llama_sim.core.jit import BlockKernel
 from llama_sim.core.registry import line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.kadabra.tables import (
@@ -114,7 +115,7 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
-    loop (``blocks_core_with``, in ``blocks_core`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
+    loop (``blocks_core_with``, in ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
     compiles this body in; ``play_core`` is it on its own, for ``play_round``.
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
@@ -491,41 +492,31 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
     return ENDLESS
 
 
-def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
-    ``cfg`` holds the count of each of the 36 card codes (the deck and its symbol table), then
-    ``cfg[CFG_NO_SHOW]`` (1: the variant without the magic show)."""
-    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                    games_mode, policies, slot_of_entry, params, cfg, s1, s2)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own, see
-    ``llama_sim.run.lineup``). As in the shedding kernels (``shedding.run_blocks``), the loop runs without
-    reference counting on scratch on its own stack; this function allocates the deck (its size is the
-    table's) and what the loop returns, and raises what it reports."""
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``. ``cfg`` holds
+    the count of each of the 36 card codes (the deck and its symbol table), then ``cfg[CFG_NO_SHOW]`` (1:
+    the variant without the magic show). ``core`` is the block loop, this rule set's generic one or a
+    line-up kernel's (``llama_sim.run.lineup``). As in the shedding kernels (``shedding.run_blocks``), the
+    loop runs without reference counting on scratch on its own stack; this plain Python allocates the
+    deck (its size is the table's) and what the loop writes, and raises what it reports."""
     if n > MAX_PLAYERS:
         raise ValueError("kadabra kernel: more seats than its scratch holds")
-    base = deck_from_counts(cfg)
-    metrics = 6 if games_mode else 3
+    base = np.repeat(np.arange(N_CODES, dtype=np.int64), cfg[:N_CODES])  # (``deck_from_counts``)
     bad = np.zeros(3, np.int64)
-    code = core(None, base, base.copy(), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                games_mode, policies, slot_of_entry, params, cfg[CFG_NO_SHOW], s1, s2,
-                np.zeros(metrics * n_units, np.int64), bad)
-    raise_stop(code, bad)
+    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                    policies, slot_of_entry, params, s1, base, base.copy(), int(cfg[CFG_NO_SHOW]), s2,
+                    np.zeros(s1.shape[0], np.int64), bad), bad)
 
 
 HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
 
 
-def _blocks_loop(decide, base, deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                 games_mode, policies, slot_of_entry, params, no_show, s1, s2, v, bad):
+def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                 policies, slot_of_entry, params, s1, base, deck, no_show, s2, v, bad):
     """The block loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
     ``decide`` asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it
-    is compiled into (``views.stack_zeros``), one without reference counting (``blocks_core``): arrays of
+    is compiled into (``views.stack_zeros``), one without reference counting (``run_blocks``): arrays of
     its own are known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or
     ``ENDLESS``."""
     rotations = entry_of_seat.shape[0]
@@ -567,14 +558,13 @@ def _blocks_loop(decide, base, deck, seed, first_block, n_blocks, n, entry_of_se
     return 0
 
 
-# The generic kernel's loop is this body compiled on its own (``decide`` None: the policies are asked
-# through the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in
-# with its own ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's
-# inlining copies the whole loop's code again (a second or two of every first compile).
-blocks_core = njit(cache=True, nogil=True, **NO_NRT)(_blocks_loop)
+# The generic kernel is this loop compiled on its own with ``decide`` None (the policies are asked through
+# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
+# ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's inlining copies the
+# whole loop's code again (a second or two of every first compile).
 blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-
-
-run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "kadabra kernel")
+LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[::1], types.int64, types.int64[:, ::1], types.int64[::1],
+                          types.int64[::1])  # after ``s1``: base, deck, no_show, s2, v, bad
+run_blocks = BlockKernel(_blocks_loop, lambda: LOOP_SIG, "kadabra kernel", run_blocks_with)
 
 assert MAX_PLAYERS == 6 and PHASE_TURN == 0

@@ -10,11 +10,9 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core.errors import UsageError
-from llama_sim.core.jit import Kernel
+from llama_sim.core.jit import BlockKernel, Kernel
 from llama_sim.rulesets import shedding
 from llama_sim.rulesets.party import CODE_NAMES, MAX_PLAYERS, MIN_PLAYERS, RULE_SET  # noqa: F401  (declared there)
-from llama_sim.core.draws import NO_NRT
-from llama_sim.core.engine import RUN_BLOCKS_SIG
 from llama_sim.core.ruleset import option_flag
 from llama_sim.rulesets.shedding import LOG_CAPACITY, GameResult, RoundResult, SheddingRules, deal, deal_round  # noqa: F401 (public names)
 
@@ -192,39 +190,29 @@ play_round_entry = Kernel(play_round.py_func, lambda: shedding.PLAY_ROUND_SIG, "
 play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "party game entry")
 
 
-def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``, on the deck of
-    the rule variant ``cfg[0]`` (0: the rulebook)."""
-    run_blocks_with(blocks_core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                    policies, slot_of_entry, params, cfg, s1, s2)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                     policies, slot_of_entry, params, cfg, s1, s2):
-    """``run_blocks`` with its loop compiled as ``core`` (``blocks_core``, or a line-up kernel's own,
-    ``llama_sim.run.lineup``; see ``shedding.run_blocks``)."""
+    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``, on the deck of
+    the rule variant ``cfg[0]`` (0: the rulebook).
+    ``core`` is the block loop, this rule set's generic one or a line-up kernel's (``llama_sim.run.lineup``;
+    see ``shedding.run_blocks``)."""
     shedding.run_blocks(core, VARIANT_DECKS[cfg[0]], seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
                         n_units, games_mode, policies, slot_of_entry, params, s1, s2)
 
 
-def _blocks_loop(decide, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                 games_mode, policies, slot_of_entry, params, s1, upper, v, bad):
+def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                 policies, slot_of_entry, params, s1, full_deck, upper, v, bad):
     """``shedding.blocks_loop`` on party's tables, asking the policies through ``decide``."""
     return shedding.blocks_loop(decide, full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                                 policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-# The generic kernel's loop: this body compiled on its own with ``decide`` None (the policies asked through
-# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its
-# own ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
-blocks_core = njit(cache=True, nogil=True, **NO_NRT)(_blocks_loop)
+# The generic kernel is this loop compiled on its own with ``decide`` None (the policies asked through the
+# function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
+# ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
 blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-
-
-run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "party kernel")
+run_blocks = BlockKernel(_blocks_loop, lambda: shedding.SHEDDING_LOOP_SIG, "party kernel", run_blocks_with)
 
 
 def config(pink_llama: str | None = None, plus_cards: str | None = None, **options) -> np.ndarray:

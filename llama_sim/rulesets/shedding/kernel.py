@@ -11,8 +11,8 @@ from llama_sim.core.draws import NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seats, largest_token,
-    raise_stop,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seats, block_loop_sig, check_stop,
+    largest_token, raise_stop,
 )
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -320,33 +320,33 @@ HANDS_CAPACITY = MAX_SEATS * MAX_CODES
 OBS_CAPACITY = Layout(MAX_CODES).obs_len
 
 
-@njit(cache=True, nogil=True, inline="always")
 def run_blocks(core, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
                games_mode, policies, slot_of_entry, params, s1, s2):
     """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``. ``core`` is
-    the rule set's ``blocks_loop`` compiled without reference counting (its generic ``blocks_core``, or a
-    line-up kernel's own, ``llama_sim.run.lineup``).
+    the rule set's block loop compiled without reference counting (its generic kernel's, or a line-up
+    kernel's, ``llama_sim.run.lineup``); this plain Python allocates what the loop writes and raises
+    what it reports.
 
-    Why the split: inlined into a function with reference counting, every array handed to an inlined
-    helper (the deal, the round, the game) costs atomic reference-count updates at each round. ``core``
-    has none, and keeps its per-round scratch on its own stack (``views.stack_zeros``), where the
-    compiler knows the arrays do not overlap (the L.A.M.A. line-up kernel, 4 ``greedy``: 653 ns a round
-    before, 574 without reference counting, 500 with the scratch on the stack). The squares are summed
-    in one triangle (``upper``) and mirrored into ``s2`` at the end."""
+    Why the split: in a function with reference counting, every array handed to an inlined helper (the
+    deal, the round, the game) costs atomic reference-count updates at each round. ``core`` has none,
+    and keeps its per-round scratch on its own stack (``views.stack_zeros``), where the compiler knows
+    the arrays do not overlap (the L.A.M.A. line-up kernel, 4 ``greedy``: 653 ns a round before, 574
+    without reference counting, 500 with the scratch on the stack). The squares are summed in one
+    triangle (``upper``) and mirrored into ``s2`` at the end."""
     if n > MAX_SEATS:  # (the rule sets' decks fit: ``SheddingRules``)
         raise ValueError("shedding kernel: more seats than its scratch holds")
-    metrics = 6 if games_mode else 3
-    d = metrics * n_units
+    d = s1.shape[0]
     upper = np.zeros((d, d), np.int64)
     bad = np.zeros(3, np.int64)
-    code = core(None, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, np.zeros(d, np.int64), bad)
-    raise_stop(code, bad)
-    for i in range(d):
-        for j in range(i, d):
-            s2[i, j] += upper[i, j]
-            if j > i:
-                s2[j, i] += upper[i, j]
+    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+                    slot_of_entry, params, s1, full_deck, upper, np.zeros(d, np.int64), bad), bad)
+    upper = np.triu(upper)
+    s2 += upper + np.triu(upper, 1).T
+
+
+SHEDDING_LOOP_SIG = block_loop_sig(types.int8[::1], types.int64[:, ::1], types.int64[::1], types.int64[::1])
+"""A shedding rule set's block loop (``lama.engine.blocks_core_with``): after ``s1``, its full deck,
+``upper``, ``v`` and ``bad`` (``run_blocks``)."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -356,7 +356,8 @@ def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twin
     """``run_blocks``' loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
     ``decide`` asking the policies (see ``round_loop``). Its scratch is on the stack of the function it is
     compiled into (``views.stack_zeros``), which must be one without reference counting that calls it
-    once (``blocks_core``). Returns 0, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``."""
+    once (a rule set's ``run_blocks``, a ``jit.BlockKernel``). Returns 0, or ``ILLEGAL`` (``bad`` says
+    which) or ``ENDLESS``."""
     n_codes = can_play_bits.shape[0]
     rotations = entry_of_seat.shape[0]
     drng = stack_zeros(2, 2, np.uint64)
