@@ -3,6 +3,7 @@ timed on decisions its base strategy meets in self-play) and rounds per second (
 expert against its base strategy's seats, one thread).
 
     python benchmarks/expert.py [--players 4] [--budgets 16,64,256] [--rounds 2000] [--decisions 300]
+                                [--games lama,party,kadabra,dice]
 
 Run it alone on the machine: the figures are CPU time per core.
 """
@@ -25,10 +26,11 @@ def main() -> None:
     ap.add_argument("--budgets", default="16,64,256")
     ap.add_argument("--rounds", type=int, default=2000)
     ap.add_argument("--decisions", type=int, default=300)
+    ap.add_argument("--games", default=",".join(game_names()))
     args = ap.parse_args()
     n = args.players
     rows = []
-    for game in game_names():
+    for game in args.games.split(","):
         try:
             expert = registry.at_table(registry.parse_spec(game, "expert"), n)
         except llama_sim.core.errors.UsageError:

@@ -580,15 +580,16 @@ def chart(obs, hand, legal, params, rng):
 # expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.core.expert import Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 from llama_sim.rulesets.dice import expert as _dice_expert  # noqa: E402
 from llama_sim.rulesets.dice import OBS_TURN  # noqa: E402
 
 EXPERT_BASES = ("chart", "watcher")  # the strongest at 2-5 players, and at 6 (both play the exact optimum alone)
 EXPERT_ROWS = base_rows("dice", EXPERT_BASES, MAX_PLAYERS)
 EXPERT_TABLES = _dice_expert.TABLES
-_chart = njit(cache=True)(chart)
-_watcher = njit(cache=True)(watcher)
+_chart = njit(cache=True, **BASE_OPTIONS)(chart)
+_watcher = njit(cache=True, **BASE_OPTIONS)(watcher)
 
 
 @njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
@@ -599,8 +600,8 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     if obs[OBS_TURN] == 0 and params[FORCED] >= 0:
         return np.int64(params[FORCED])
     if params[BASE] == 1:
-        return _watcher(obs, hand, legal, params, rng)
-    return _chart(obs, hand, legal, params, rng)
+        return _watcher(readonly(obs), hand, legal, params, rng)
+    return _chart(readonly(obs), hand, legal, params, rng)
 
 
 @strategy("dice", "expert",

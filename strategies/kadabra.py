@@ -331,7 +331,7 @@ from llama_sim.core.registry import MAX_PARAMS, get as _get_strategy  # noqa: E4
 
 # showman with its default parameters, callable from compiled code: the chart strategy's play
 # everywhere but the stuck decision.
-showman_play = njit(cache=True, inline="always")(showman)
+showman_play = njit(cache=True, forceinline=True)(showman)  # inlined by LLVM, not by Numba (which copies
 SHOWMAN_PARAMS = _np.zeros(MAX_PARAMS)
 SHOWMAN_PARAMS[:len(_get_strategy("kadabra", "showman").params)] = [
     p.default for p in _get_strategy("kadabra", "showman").params]
@@ -462,14 +462,15 @@ def climber(obs, hand, legal, params, rng):
 # expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.core.expert import Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
 from llama_sim.rulesets.kadabra import expert as _kadabra_expert  # noqa: E402
 from llama_sim.rulesets.kadabra.tables import OBS_TURN  # noqa: E402
+from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 
 EXPERT_BASES = ("climber",)  # the strongest at 4-6 players; at 2 and 3 it plays as showman, the strongest there
 EXPERT_ROWS = base_rows("kadabra", EXPERT_BASES, MAX_PLAYERS)
 EXPERT_TABLES = _kadabra_expert.TABLES
-_climber = njit(cache=True, inline="always")(climber)
+_climber = njit(cache=True, **BASE_OPTIONS)(climber)
 
 
 @njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
@@ -479,7 +480,7 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     itself: ``params[FORCED]`` -1), then the base strategy (``core.expert``)."""
     if obs[OBS_TURN] == 0 and params[FORCED] >= 0:
         return np.int64(params[FORCED])
-    return _climber(obs, hand, legal, params, rng)
+    return _climber(readonly(obs), hand, legal, params, rng)
 
 
 @strategy("kadabra", "expert",
@@ -493,7 +494,7 @@ def expert(obs, hand, legal, params, rng):
     targets apart and the roll-outs would choose by noise; the choice matters for the game."""
     row = EXPERT_ROWS[int(params[2]), obs[OBS_PLAYERS]]
     if obs[OBS_PHASE] == PHASE_GIVE:
-        return _climber(obs, hand, legal, row, rng)
+        return _climber(obs, hand, legal, readonly(row), rng)
     return expert_choose(obs, hand, legal, params, rng, EXPERT_TABLES, _kadabra_expert.world,
                          _kadabra_expert.rollout, expert_decide, row)
 

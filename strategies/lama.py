@@ -224,7 +224,8 @@ def chart(obs, hand, legal, params, rng):
 
 import numpy as np  # noqa: E402
 
-from llama_sim.core.expert import Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 from llama_sim.rulesets import lama as _rules  # noqa: E402
 from llama_sim.rulesets.lama import OBS_TURN  # noqa: E402
 from llama_sim.rulesets.shedding import expert as _shedding_expert  # noqa: E402
@@ -233,8 +234,8 @@ EXPERT_BASES = ("climber", "threshold")  # the strongest at 3-6 players, and at 
 EXPERT_ROWS = base_rows("lama", EXPERT_BASES, MAX_PLAYERS)
 EXPERT_TABLES = (_rules.CAN_PLAY_BITS, _rules.EXTRA_TURN, _rules.CODE_PENALTY, _rules.TWINS, _rules.FLAGS,
                  np.bincount(_rules.DECK.astype(np.int64), minlength=N_CODES))
-_climber = njit(cache=True)(climber)
-_threshold = njit(cache=True)(threshold)
+_climber = njit(cache=True, **BASE_OPTIONS)(climber)
+_threshold = njit(cache=True, **BASE_OPTIONS)(threshold)
 
 
 @njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
@@ -244,8 +245,8 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     if obs[OBS_TURN] == 0:
         return np.int64(params[FORCED])
     if params[BASE] == 1:
-        return _threshold(obs, hand, legal, params, rng)
-    return _climber(obs, hand, legal, params, rng)
+        return _threshold(readonly(obs), hand, legal, params, rng)
+    return _climber(readonly(obs), hand, legal, params, rng)
 
 
 @strategy("lama", "expert",

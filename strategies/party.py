@@ -391,7 +391,8 @@ def chart(obs, hand, legal, params, rng):
 # expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.core.expert import Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 from llama_sim.rulesets import party as _rules  # noqa: E402
 from llama_sim.rulesets.shedding import expert as _shedding_expert  # noqa: E402
 
@@ -399,7 +400,7 @@ EXPERT_BASES = ("climber",)  # the strongest at every count (at 2 and 3 players 
 EXPERT_ROWS = base_rows("party", EXPERT_BASES, MAX_PLAYERS)
 EXPERT_TABLES = (_rules.CAN_PLAY_BITS, _rules.EXTRA_TURN, _rules.CODE_PENALTY, _rules.TWINS, _rules.FLAGS,
                  np.bincount(_rules.DECK.astype(np.int64), minlength=_rules.N_CODES))
-_climber = njit(cache=True)(climber)
+_climber = njit(cache=True, **BASE_OPTIONS)(climber)
 
 
 @njit(nogil=True, forceinline=True)  # compiled once and inlined by LLVM at each decision site of the
@@ -408,7 +409,7 @@ def expert_decide(decide, policies, slot, obs, hand, legal, params, rng):
     """The roll-outs' player: the forced first action, then the base strategy (``core.expert``)."""
     if obs[_rules.OBS_TURN] == 0:
         return np.int64(params[FORCED])
-    return _climber(obs, hand, legal, params, rng)
+    return _climber(readonly(obs), hand, legal, params, rng)
 
 
 @strategy("party", "expert",

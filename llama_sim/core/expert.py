@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
+from llama_sim.core.draws import NO_NRT
 from llama_sim.core.registry import MAX_PARAMS, get as get_strategy
 
 FORCED = MAX_PARAMS  # the roll-out row's column holding the acting seat's first action
@@ -39,6 +40,27 @@ ROW = MAX_PARAMS + 2
 BATCH = 8  # the stop rule is checked every BATCH samples
 MIN_ROLLOUTS = 16
 MAX_CANDIDATES = 64  # every rule set has fewer than 64 actions (the legal mask is an int64)
+
+
+
+@njit(cache=True, nogil=True)
+def not_asked(obs, hand, legal, params, rng):
+    """The one policy of the roll-outs' policy tuple, ``(not_asked,)``, which is never asked. A rule set's
+    round asks ``policies[slot]`` when its ``decide`` is None and ``decide`` otherwise, and Numba types
+    both ways when ``decide`` is a function (it drops the branch not taken only for an argument that is
+    None): the roll-outs hand the round their ``decide`` and this tuple, and the compiled round (LLVM
+    puts it in) serves them. A copy of the round inlined by Numba, where a None tuple would do, cost
+    seconds of every expert's first compile."""
+    return np.int64(-1)
+
+
+# How a rule set compiles the base strategies its ``decide`` calls: ``njit(cache=True, **BASE_OPTIONS)``.
+# Numba compiles a function with the reference counting and the forced inlining of the function that
+# first calls it, unless it sets them itself; called from the round (no reference counting, inlined), a
+# base would not compile where it allocates, and would be put whole into every decision site of the round
+# (the dice expert's first compile: 24 s). Set, they give the base the build every other caller gets.
+BASE_OPTIONS = {"forceinline": False, **({"_nrt": True} if NO_NRT else {})}
+
 
 # The expert's parameters, in this order in its ``params`` (every rule set declares them alike;
 # ``base`` indexes the rule set's ``bases``).

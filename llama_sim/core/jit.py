@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
-from numba import njit
+from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from llama_sim.core import interrupt
@@ -116,7 +116,7 @@ class Kernel:
                     # notice says "cached for later runs"; a checked policy is small and compiles in a second)
                     on_compile(self.label)
                 try:
-                    dispatcher.compile(self.signature_factory())
+                    dispatcher = self._compile(dispatcher)
                     break
                 except Exception as exc:  # a damaged cache file: remove it, compile again
                     if isinstance(exc, Interrupted) or interrupt.REQUESTED.is_set():
@@ -132,6 +132,22 @@ class Kernel:
             dispatcher.disable_compile()
             self._dispatcher = dispatcher
         return self._dispatcher
+
+    def _compile(self, dispatcher):
+        """Compiled for the argument types alone: the key under which Numba also caches a call from
+        compiled code, so a function some kernel already called with these types (an expert's base
+        strategy) is loaded, not compiled again. A declared return type the code does not give exactly
+        (an int8 action) takes a compile with the whole signature, where Numba converts; code that only
+        raises (its result typed none) keeps its own, for the caller to refuse."""
+        signature = self.signature_factory()
+        args = tuple(signature.args)
+        dispatcher.compile(args)
+        returns = dispatcher.overloads[args].signature.return_type
+        if returns in (signature.return_type, types.none):
+            return dispatcher
+        dispatcher = self._jit()
+        dispatcher.compile(signature)
+        return dispatcher
 
     def is_cached(self) -> bool:
         """Compiled in this process already, or on disk: ``get`` costs no compile."""

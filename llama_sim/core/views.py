@@ -1,5 +1,5 @@
 """Arrays without reference counting for the kernels: ``readonly_row``, a read-only row view for handing
-a kernel's table rows to policies, ``stack_zeros``, scratch on a kernel's own stack, and ``copy_into``,
+a kernel's table rows to policies (``readonly``, the same for a whole 1-D array), ``stack_zeros``, scratch on a kernel's own stack, and ``copy_into``,
 an array copy that compiles in milliseconds.
 
 A Numba row view (``table[i]``) shares its parent's memory and so carries the parent's meminfo:
@@ -37,6 +37,25 @@ def readonly_row(typingctx, table, i):
         return out._getvalue()
 
     return row_type(table, i), codegen
+
+
+@intrinsic
+def readonly(typingctx, array):
+    """A C-contiguous 1-D array as a read-only one, without a meminfo (as ``readonly_row``): a policy
+    called with it is called with the types a kernel's function tuple gives, so its one compiled
+    version serves every caller."""
+    if not isinstance(array, types.Array) or array.ndim != 1 or array.layout != "C":
+        return None
+    view_type = types.Array(array.dtype, 1, "C", readonly=True)
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, args[0])
+        out = context.make_array(view_type)(context, builder)
+        context.populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
+                               meminfo=None)
+        return out._getvalue()
+
+    return view_type(array), codegen
 
 
 @intrinsic

@@ -26,7 +26,7 @@ from llama_sim.rulesets.dice.kernel import score_dice_round
 from llama_sim.rulesets.dice.solver import parse_cards, solve_solo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                policies, slot_of_entry, params, entry_of_seat, prng, dice_rng, obs, log):
     """-> (end, last_actor)"""

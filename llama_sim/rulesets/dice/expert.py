@@ -21,13 +21,13 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.expert import FORCED, RELATIVE
+from llama_sim.core.expert import FORCED, RELATIVE, not_asked
 from llama_sim.rulesets.dice.codes import (
     DISCARD_BASE, END_LLAMA_ROW, END_OUT, N_CODES, OBS_DICE, OBS_FACES, OBS_LAYOUT_ID, OBS_LLAMA_ROW,
     OBS_DISCARDED, OBS_PHASE, OBS_PLAYERS, OBS_QUIT, OBS_ROWS, OBS_SCORES, OBS_SEAT, PHASE_DISCARD, PHASE_TAKE,
     TAKE_BASE,
 )
-from llama_sim.rulesets.dice.kernel import discard_dice, play_core_inlined, score_dice_round, take_card
+from llama_sim.rulesets.dice.kernel import discard_dice, play_core_with, score_dice_round, take_card
 
 TABLES = (np.zeros(0, np.int64),)  # (nothing: the layout is in the observation)
 CFG_LEN = 19  # the kernel's cfg: layout id, 18 faces
@@ -119,9 +119,9 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
             if llama_left == 1:
                 end = END_LLAMA_ROW
         if end < 0:
-            end, last_actor, _ = play_core_inlined(decide, n, rows, llama_row, discarded, quit, first, scores,
-                                                   returned, cfg, None, slot_of_entry, params, entry_of_seat, prng,
-                                                   drng, obs2, log, bad)
+            end, last_actor, _ = play_core_with(decide, n, rows, llama_row, discarded, quit, first, scores,
+                                                   returned, cfg, (not_asked,), slot_of_entry, params, entry_of_seat,
+                                                   prng, drng, obs2, log, bad)
         score_dice_round(n, rows, end, last_actor, scores)
         others = 0.0
         for s in range(n):

@@ -73,7 +73,6 @@ def discard_masks(f0, f1, f2, r0, r1, r2):
     return masks
 
 
-
 @njit(cache=True, nogil=True, inline="always")
 def discard_dice(seat, m, f0, f1, f2, rows, discarded, obs):
     """Discard mask ``m`` of a roll showing f0, f1, f2: one card of its value per chosen die, from
@@ -287,12 +286,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
     return end, last_actor, turn
 
 
-# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
-# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
-play_core_inlined = njit(cache=True, nogil=True, inline="always")(play_core_with.py_func)
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log):
     """Play one round in place from any position: rows (n, 7), llama row, discard counts, who has
@@ -301,11 +295,15 @@ def play_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg
     ``log`` (k, 3) receives (seat, action, roll or -1) when k > 0.
 
     Returns (end, last_actor, decisions taken). An illegal action raises
-    ``ValueError("illegal action", entry, seat, action)``.
+    ``ValueError("illegal action", entry, seat, action)``. Compiled into its caller, which calls the round
+    itself (``play_core_with``, put in by LLVM): each separately compiled level in between re-optimised
+    the whole round. The scalars are cast to the types the block loop hands the round, so that one
+    compiled round serves every caller.
     """
     bad = np.zeros(3, np.int64)
-    end, last_actor, k = play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg, policies,
-                                   slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
+    end, last_actor, k = play_core_with(None, np.int64(n), rows, llama_row, discarded, quit, np.int64(start), scores,
+                                        returned, cfg, policies, slot_of_entry, params, entry_of_seat, prng, drng, obs,
+                                        log, bad)
     if k < 0:
         raise ValueError("illegal action", bad[0], bad[1], bad[2])
     return end, last_actor, k

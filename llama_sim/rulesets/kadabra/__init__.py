@@ -64,7 +64,8 @@ quit, ones, tens, board, start, policies, slot_of_entry, params, entry_of_seat, 
 (``board``: draw position, top kind, stage 1s, stage 10s, magic token, show flag; the policy gets
 the legal set as a bit mask), ``score_round``
 scores it, ``play_game``, ``run_blocks``; the work is
-done by ``play_core`` (the same arguments plus ``drng``, ``lazy``, ``bad``, ``work``). Both engines
+done by ``play_core_with`` (``decide`` first, then the same arguments plus ``drng``, ``lazy``, ``bad``,
+``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
 decision by decision (``tests/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
 (``llama_sim.core.expert``), on the kernel's round loop.

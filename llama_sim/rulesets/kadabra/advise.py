@@ -69,7 +69,7 @@ def parse_magic(magic, n: int) -> int:
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                   policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """-> (out_seat, last_actor)"""

@@ -46,7 +46,7 @@ from llama_sim.rulesets.kadabra import tables as KT
 from llama_sim.rulesets.kadabra.kernel import deal_round as kd_deal_round, score_round as kd_score_round
 
 STEP_ENTRY = 1  # line-up entry 1: the policy behind the stepper
-STOP = -1  # the stepper's illegal action: the kernel raises at that decision, its state untouched
+STOP = -1  # the stepper's illegal action: the kernel stops at that decision, its state untouched
 KD_BASE = KK.deck_from_counts(RULE_SET.config())  # the unshuffled default deck (a chart is built for it)
 
 
@@ -67,13 +67,17 @@ def stepper_policy(policy):
 @njit(cache=True, nogil=True)
 def _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
-    """The one adapter to the Kadabra kernel: play the round on from a state, in place.
-    Returns (out_seat, last_actor, decisions taken), or (-2, -1, -1) when a stepper stopped it."""
-    try:
-        return KK.play_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                             policies, slot_of_entry, params, entry_of_seat, prng, obs, log)
-    except Exception:
+    """The one adapter to the Kadabra kernel: play the round on from a state, in place (the round of
+    ``KK.play_round``, with its arguments' types). Returns (out_seat, last_actor, decisions taken), or
+    (-2, -1, -1) when a stepper stopped it: the round reports the illegal action and stops."""
+    bad = np.zeros(3, np.int64)
+    work = np.zeros(KK.WORK_LEN, np.int64)
+    out_seat, last_actor, k = KK.play_core_with(None, np.int64(n), hands, deck, discard, quit, ones, tens, board,
+                                                np.int64(start), policies, slot_of_entry, params, entry_of_seat,
+                                                prng, prng, np.bool_(False), obs, log, bad, work)
+    if k < 0:
         return -2, -1, -1
+    return out_seat, last_actor, k
 
 
 @njit(cache=True, nogil=True, inline="always")

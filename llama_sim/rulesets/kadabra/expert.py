@@ -21,9 +21,9 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden
+from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden, not_asked
 from llama_sim.core.views import copy_into
-from llama_sim.rulesets.kadabra.kernel import WORK_LEN, give_lowest, play_core_inlined, score_round, show_check
+from llama_sim.rulesets.kadabra.kernel import WORK_LEN, give_lowest, play_core_with, score_round, show_check
 from llama_sim.rulesets.kadabra.tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, DEFAULT_COUNTS, GIVE,
     N_CODES, OBS_DECK, OBS_DISCARD, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_MAGIC, OBS_NO_SHOW, OBS_ONES, OBS_PHASE,
@@ -107,9 +107,9 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
                 board[B_SHOW] = 0
                 out_seat = me
         if out_seat < 0:
-            out_seat, _, _ = play_core_inlined(decide, n, hands, deck, discard, quit, ones, tens, board, first,
-                                               None, slot_of_entry, params, entry_of_seat, prng, drng, True, obs2,
-                                               log, bad, work)
+            out_seat, _, _ = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, first,
+                                               (not_asked,), slot_of_entry, params, entry_of_seat, prng, drng,
+                                               np.bool_(True), obs2, log, bad, work)
         score_round(n, hands, out_seat, ones, tens, board, points)
         others = 0.0
         for s in range(n):

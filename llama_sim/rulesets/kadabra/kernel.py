@@ -11,7 +11,7 @@ it allocates nothing, and every array it touches would otherwise cost atomic ref
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
 ``run_blocks`` runs its whole block loop that way (a ``jit.BlockKernel``), with the round's scratch
 on the loop's own stack (``views.stack_zeros``: arrays the compiler knows do not alias one another),
-as the other rule sets do; ``play_round`` calls the round on its own (``play_core``).
+as the other rule sets do; ``play_round`` (compiled into its callers) allocates the rest and calls it.
 It keeps the public observation up to date incrementally and its own record of the legal actions (a
 bit set, ``allowed``), which the policy gets as ``legal`` and against which it checks the answer; the
 policy's ``hand`` is the seat's row of ``hands`` itself (``views.readonly_row``), so a decision copies
@@ -102,21 +102,13 @@ def show_check(board, kind):
         board[B_SHOW] = 1
 
 
-@njit(cache=True, nogil=True, **NO_NRT)
-def play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
-              entry_of_seat, prng, drng, lazy, obs, log, bad, work):
-    """``play_core_with`` asking the policies through the function tuple (the generic kernel's)."""
-    return play_core_with(None, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry,
-                          params, entry_of_seat, prng, drng, lazy, obs, log, bad, work)
-
-
 @njit(cache=True, nogil=True, forceinline=True, **NO_NRT)
 def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
     loop (``blocks_core_with``, in ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
-    compiles this body in; ``play_core`` is it on its own, for ``play_round``.
+    and ``play_round`` call it, and LLVM puts it into each.
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
     (seat, action) of every decision when k > 0.
@@ -204,10 +196,10 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
         obs[OBS_SHOW] = board[B_SHOW]
         e = entry_of_seat[seat]
         if decide is None:
-            a = policies[slot_of_entry[e]](obs, readonly_row(hands, seat), allowed, params[e], prng)
+            a = policies[slot_of_entry[e]](obs, readonly_row(hands, seat), allowed, readonly_row(params, e), prng)
         else:
-            a = line_up_ask(decide, policies, slot_of_entry[e], obs, readonly_row(hands, seat), allowed, params[e],
-                            prng)
+            a = line_up_ask(decide, policies, slot_of_entry[e], obs, readonly_row(hands, seat), allowed,
+                            readonly_row(params, e), prng)
         if a < 0 or a >= N_ACTIONS or (allowed >> a) & 1 == 0:
             bad[0] = e
             bad[1] = seat
@@ -312,22 +304,20 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
     return out_seat, last_actor, turn
 
 
-# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
-# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
-play_core_inlined = njit(cache=True, nogil=True, inline="always")(play_core_with.py_func)
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
                policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
     """One round from any position with a fixed draw pile (``deck[board[B_POS]:]`` in order), for
     callers outside this module; returns (out_seat, last_actor, decisions). An illegal action raises
-    ``ValueError("illegal action", entry, seat, action)``."""
+    ``ValueError("illegal action", entry, seat, action)``. Compiled into its caller, which calls the
+    round itself (``play_core_with``, put in by LLVM): each separately compiled level in between
+    re-optimised the whole round (0.4 s of a first ``advise`` each). The scalars are cast to the types
+    the block loop hands the round, so that one compiled round serves every caller."""
     bad = np.zeros(3, np.int64)
     work = np.zeros(WORK_LEN, np.int64)
-    out_seat, last_actor, k = play_core(n, hands, deck, discard, quit, ones, tens, board, start, policies,
-                                        slot_of_entry, params, entry_of_seat, prng, prng, False, obs, log,
-                                        bad, work)
+    out_seat, last_actor, k = play_core_with(None, np.int64(n), hands, deck, discard, quit, ones, tens, board,
+                                             np.int64(start), policies, slot_of_entry, params, entry_of_seat, prng,
+                                             prng, np.bool_(False), obs, log, bad, work)
     if k < 0:
         raise ValueError("illegal action", bad[0], bad[1], bad[2])
     return out_seat, last_actor, k
@@ -470,7 +460,7 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
             penalty[s] -= ones[s] + 10 * tens[s]
         out_seat, last_actor, k = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start,
                                                  policies, slot_of_entry, params, entry_of_seat, prng, round_rng,
-                                                 True, obs, log, bad, work)
+                                                 np.bool_(True), obs, log, bad, work)
         if k < 0:
             return ILLEGAL
         score_round(n, hands, out_seat, ones, tens, board, points)

@@ -11,9 +11,9 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.engine import largest_token
-from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden
+from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden, not_asked
 from llama_sim.core.views import copy_into
-from llama_sim.rulesets.shedding.kernel import round_loop_inlined, seat_penalty
+from llama_sim.rulesets.shedding.kernel import round_loop, seat_penalty
 from llama_sim.rulesets.shedding.rules import (
     F_TOKENS20, MAX_SEATS, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP,
 )
@@ -74,10 +74,10 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
         row[FORCED] = actions[a]
         R.seed_from_key(drng, for_draws, R.DEAL_STREAM)
         R.seed_from_key(prng, R.block_key(key, i), R.POLICY_STREAM)
-        out_seat, _, _, turns, _ = round_loop_inlined(
-            decide, can_play_bits, extra_turn, n, hands, deck, 0, obs[OBS_TOP], discard, quit, me, scores,
-            None, slot_of_entry, row.reshape(1, row.shape[0]), entry_of_seat, 0, prng, obs2, log, sizes, held,
-            True, drng, bad)
+        out_seat, _, _, turns, _ = round_loop(
+            decide, can_play_bits, extra_turn, n, hands, deck, np.int64(0), obs[OBS_TOP], discard, quit, me, scores,
+            (not_asked,), slot_of_entry, row.reshape(1, row.shape[0]), entry_of_seat, np.int64(0), prng, obs2, log,
+            sizes, held, np.bool_(True), drng, bad)
         others = 0.0
         for s in range(n):
             points = -largest_token(scores[s], allow20) if s == out_seat else seat_penalty(hands, s, code_penalty, twins)

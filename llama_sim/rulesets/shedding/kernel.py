@@ -208,11 +208,6 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
     return out_seat, last_card, last_actor, turn, pos
 
 
-# The same loop compiled into its caller at Numba's level, where ``decide is None`` is settled before
-# typing: the experts' roll-outs hand it no policy tuple (None), only their own ``decide``.
-round_loop_inlined = njit(cache=True, nogil=True, inline="always")(round_loop.py_func)
-
-
 @njit(cache=True, nogil=True)
 def deal_round(n, deck, hands, discard, quit):
     """Deal a shuffled deck: six cards to each seat, the next card face up.
