@@ -70,27 +70,28 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
             R.seed_state(dice_rng, seed, b, R.DICE_STREAM)
-            end, last_actor = dice_round(n, rows, llama_row, discarded, quit, FIRST_SEAT, scores, returned, cfg,
-                                         policies, slot_of_entry, params, first_entries, prng, dice_rng,
-                                         obs, log)
-            score_dice_round(n, rows, end, last_actor, scores)
-            v[k] = scores[0] - scores0[0]
-            v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
-            if game_horizon:
-                R.seed_state(grng, seed, b, GAME_STREAM)
-                start = last_actor
-                for r in range(MAX_ROUNDS_PER_GAME):
+            R.seed_state(grng, seed, b, GAME_STREAM)
+            start = FIRST_SEAT
+            entries = first_entries
+            for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
+                if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
                     top_score = 0
                     for s in range(n):
                         top_score = max(top_score, scores[s])
                     if top_score >= GAME_END_SCORE:
                         break
                     D.deal_round(n, deck, rows, llama_row, discarded, quit, grng)
-                    end, last_actor = dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                                                 policies, slot_of_entry, params, rest_entries, prng, dice_rng,
-                                                 obs, log)
-                    score_dice_round(n, rows, end, last_actor, scores)
-                    start = last_actor
+                    entries = rest_entries
+                end, last_actor = dice_round(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
+                                             policies, slot_of_entry, params, entries, prng, dice_rng, obs, log)
+                score_dice_round(n, rows, end, last_actor, scores)
+                start = last_actor
+                if r == 0:
+                    v[k] = scores[0] - scores0[0]
+                    v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
+                    if not game_horizon:
+                        break
+            if game_horizon:
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)
 

@@ -123,15 +123,12 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
             board[T.B_POS] = 0
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_actor = kadabra_round(n, hands, pile, discard, quit, ones, tens, board, FIRST_SEAT,
-                                            policies, slot_of_entry, params, first_entries, prng, obs, log)
-            KK.score_round(n, hands, out, ones, tens, board, points)
-            v[k] = ones[0] + 10 * tens[0] - before
-            v[k_actions + k] = 1 if out == 0 else 0
-            if game_horizon:
-                R.seed_state(grng, seed, b, GAME_STREAM)
-                start = last_actor
-                for r in range(MAX_ROUNDS_PER_GAME):
+            R.seed_state(grng, seed, b, GAME_STREAM)
+            start = FIRST_SEAT
+            cards = pile
+            entries = first_entries
+            for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
+                if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
                     top_score = 0
                     for s in range(n):
                         totals[s] = ones[s] + 10 * tens[s]
@@ -142,11 +139,18 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                         deck[i] = base_deck[i]
                     R.shuffle(deck, grng)
                     KK.deal_round(n, deck, hands, discard, quit, board)
-                    out, last_actor = kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
-                                                    policies, slot_of_entry, params, rest_entries, prng, obs,
-                                                    log)
-                    KK.score_round(n, hands, out, ones, tens, board, points)
-                    start = last_actor
+                    cards = deck
+                    entries = rest_entries
+                out, last_actor = kadabra_round(n, hands, cards, discard, quit, ones, tens, board, start,
+                                                policies, slot_of_entry, params, entries, prng, obs, log)
+                KK.score_round(n, hands, out, ones, tens, board, points)
+                start = last_actor
+                if r == 0:
+                    v[k] = ones[0] + 10 * tens[0] - before
+                    v[k_actions + k] = 1 if out == 0 else 0
+                    if not game_horizon:
+                        break
+            if game_horizon:
                 v[2 * k_actions + k] = win_units(totals, n)[0]
         accumulate(v, s1, s2)
 

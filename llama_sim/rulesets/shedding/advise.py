@@ -87,16 +87,14 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             copy_into(scores, scores0)
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, pile, 0, top0, discard,
-                                                        quit, 0, scores, policies, slot_of_entry, params,
-                                                        first_entries, prng, obs, log)
-            score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
-            v[k] = scores[0] - scores0[0]
-            v[k_actions + k] = 1 if out == 0 else 0
-            if game_horizon:
-                R.seed_state(grng, seed, b, GAME_STREAM)
-                start = last_card if (starter_last_card and last_card >= 0) else last_actor
-                for r in range(MAX_ROUNDS_PER_GAME):
+            R.seed_state(grng, seed, b, GAME_STREAM)
+            cards = pile
+            pos = 0
+            top = top0
+            start = 0
+            entries = first_entries
+            for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
+                if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
                     top_score = 0
                     for s in range(n):
                         top_score = max(top_score, scores[s])
@@ -105,13 +103,20 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                     for i in range(deck.shape[0]):
                         deck[i] = full_deck[i]
                     R.shuffle(deck, grng)
-                    dpos, top = shedding.deal_round(n, deck, hands, discard, quit)
-                    out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, deck, dpos, top,
-                                                                discard, quit, start, scores, policies,
-                                                                slot_of_entry, params, rest_entries, prng, obs,
-                                                                log)
-                    score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
-                    start = last_card if (starter_last_card and last_card >= 0) else last_actor
+                    pos, top = shedding.deal_round(n, deck, hands, discard, quit)
+                    cards = deck
+                    entries = rest_entries
+                out, last_card, last_actor = shedding_round(can_play_bits, extra_turn, n, hands, cards, pos, top,
+                                                            discard, quit, start, scores, policies, slot_of_entry,
+                                                            params, entries, prng, obs, log)
+                score_shedding_round(n, hands, out, scores, code_penalty, twins, allow20)
+                start = last_card if (starter_last_card and last_card >= 0) else last_actor
+                if r == 0:
+                    v[k] = scores[0] - scores0[0]
+                    v[k_actions + k] = 1 if out == 0 else 0
+                    if not game_horizon:
+                        break
+            if game_horizon:
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)
 
