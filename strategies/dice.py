@@ -330,14 +330,14 @@ def _own_score(obs):
     return obs[OBS_SCORES + obs[OBS_SEAT]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solo_turn(obs, hand):
     """ROLL or QUIT, whichever is optimal alone at the player's score (QUIT on ties)."""
     _, _, q, r = solo_values(hand, np.int64(_llama_mask(obs)), obs[OBS_LAYOUT_ID], _own_score(obs))
     return ROLL if r < q - TIE_TOL else QUIT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solo_discard(obs, hand, legal):
     """The legal discard reaching the best sub-row at the player's score (ties: more cards, then the
     lowest mask; a discard leaves the score unchanged)."""
@@ -370,10 +370,12 @@ def solo_discard(obs, hand, legal):
     return best_a
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def solo_action(obs, hand, legal):
     """The exact optimum once everybody else has quit: roll or quit (``solo_turn``), the discard
-    (``solo_discard``); a take step never comes alone (the rules skip it), the lowest take for form."""
+    (``solo_discard``); a take step never comes alone (the rules skip it), the lowest take for form.
+    Compiled once and called, with the two put in: one compiled function fewer in every first compile
+    of a strategy that plays it."""
     phase = obs[OBS_PHASE]
     if phase == PHASE_TURN:
         return solo_turn(obs, hand)

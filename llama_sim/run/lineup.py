@@ -10,7 +10,8 @@ benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, which t
 does ``llamasim bench``).
 
 The price is a compile for each new line-up (on the 2-core machine, measured cold with the policies
-already compiled: L.A.M.A. 5.4 s, Party 5.2, dice 7.2, Kadabra 8.5),
+already compiled, ``compare ... greedy threshold`` with ``LLAMA_SIM_KERNEL=lineup``: L.A.M.A. 3.3 s, Party 3.3,
+dice 3.6 (threshold, keep_llama), Kadabra 4.4),
 so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
@@ -41,7 +42,7 @@ from llama_sim.core.jit import BlockKernel, generated_module
 KERNEL_MODES = ("auto", "generic", "lineup")
 # A run of at least this many rounds (a game counted as ROUNDS_PER_GAME) takes a line-up kernel in
 # ``auto`` mode: with a generic kernel at about a million rounds per second per thread, that is a
-# run of tens of seconds, which the compile (5-9 s) shortens.
+# run of tens of seconds, which the compile (3-5 s) shortens.
 LINEUP_MIN_ROUNDS = 20_000_000
 ROUNDS_PER_GAME = 6
 
