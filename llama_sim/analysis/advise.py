@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from llama_sim.core import interrupt
+from llama_sim.core import aside, interrupt
 from llama_sim.core.advice import ExactAnswer, RolloutLineup, advice_of, forced_policy
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
@@ -266,6 +266,24 @@ def _stop(mom: _Moments, horizon: str, precision: float | None, z: float) -> boo
     return d / math.sqrt(var / mom.n) >= SEPARATION_SE
 
 
+def _compile_kernel_aside(game: str, policy, opponents) -> None:
+    """Compile the rule set's roll-out kernel while its cold strategies compile in another process
+    (``core.aside``), before ``lineup`` loads them."""
+    hooks = advice_of(get_game(game))
+    kernel = getattr(hooks, "rollout_kernel", None)
+    if kernel is None:
+        return
+    try:
+        named = [parse_spec(game, s).strategy for s in [policy or hooks.default_policy, *(opponents or [])]]
+    except UsageError:
+        return  # (``lineup`` says what is wrong)
+    other = aside.start(kernel, named)
+    try:
+        kernel.get()
+    finally:
+        other.wait()
+
+
 def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=None, horizon="round",
                  n_rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1, threads=1,
                  cfg=None, level=0.95) -> _Moments:
@@ -278,6 +296,7 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
             raise UsageError(f"{option} must be from 2 to {MAX_ROLLOUTS:,} ({MAX_ROLLOUTS:.0e}), not {value}")
     if precision is not None and precision <= 0:
         raise UsageError("--precision must be positive")
+    _compile_kernel_aside(pos.game, policy, opponents)
     line = lineup(pos.game, pos.n, policy, opponents)
     run = _runner(pos, actions, line, horizon, seed, cfg)
     mom = _Moments(len(actions))

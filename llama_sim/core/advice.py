@@ -65,6 +65,8 @@ class AdviceHooks(Protocol):
     position_help: dict[str, str]  # what each of them means (the advise command's help)
     position_flags: frozenset[str]  # those that are on/off flags rather than text
     example: dict  # the options of a typical position (documentation and the rule-set test battery)
+    rollout_kernel: object  # the jit.Kernel its ``rollout_runner`` runs, or None: given, ``core.aside``
+    # compiles cold strategies in another process while this one compiles it
 
     def make_position(self, deck_counts=None, **options) -> Position:
         """Parse and check the position options (those of ``position_keys``; absent ones None/False)

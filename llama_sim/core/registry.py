@@ -183,13 +183,21 @@ class Strategy:
         preset = self.presets.get(count, {}) if count is not None else {}
         return {p.name: (preset[p.name], count) if p.name in preset else (p.default, None) for p in self.params}
 
+    def _policy_kernel(self) -> Kernel:
+        if self._kernel is None:
+            self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
+                                  boundscheck=self.user)
+        return self._kernel
+
+    def is_compiled(self) -> bool:
+        """Its policy is compiled in this process or on disk: ``policy`` costs no compile."""
+        return self._policy_kernel().is_cached()
+
     @property
     def policy(self):
         """The compiled policy (a Numba dispatcher, callable from Python and from kernels); for a
         user strategy, its code behind ``own_rng_policy``."""
-        if self._kernel is None:
-            self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
-                                  boundscheck=self.user)
+        self._policy_kernel()
         try:
             dispatcher = self._kernel.get()
         except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input

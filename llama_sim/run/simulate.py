@@ -50,7 +50,7 @@ from typing import Callable, Iterator, Union
 import numpy as np
 import pandas as pd
 
-from llama_sim.core import interrupt, registry, stats
+from llama_sim.core import aside, interrupt, registry, stats
 from llama_sim.core.interrupt import played  # noqa: F401  (its home for callers)
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error  # noqa: F401  (Interrupted: its home for callers)
 from llama_sim.core.ruleset import RuleSet
@@ -344,15 +344,26 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     d = len(plan.metrics) * len(plan.unit_labels)
     s1 = np.zeros(d, np.int64)
     s2 = np.zeros((d, d), np.int64)
-    policies, slots = registry.policy_tuple(plan.entries)
     params = np.ascontiguousarray(np.array([p.params for p in plan.entries], dtype=np.float64))
-    kernel = line_up_kernel(plan.game.name, plan.entries) if plan.kernel == "lineup" else plan.game.run_blocks
+    other = aside.Aside()
+    if plan.kernel == "lineup":
+        policies, slots = registry.policy_tuple(plan.entries)
+        kernel = line_up_kernel(plan.game.name, plan.entries)
+    else:  # a cold kernel compiles here while cold policies compile in another process (``core.aside``)
+        kernel = plan.game.run_blocks
+        other = aside.start(kernel, [p.strategy for p in plan.entries])
     try:
-        interrupt.call(kernel.get(), np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
+        try:
+            compiled = kernel.get()
+        finally:
+            other.wait()
+        if plan.kernel != "lineup":
+            policies, slots = registry.policy_tuple(plan.entries)
+        interrupt.call(compiled, np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
                        plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,
                        policies, slots, params, plan.cfg, s1, s2)
-    except Interrupted:  # Ctrl-C while waiting for the kernel's thread
-        raise
+    except (Interrupted, UsageError):  # Ctrl-C while waiting for the kernel's thread; a policy that does not
+        raise  # compile (``policy_tuple``)
     except ValueError as exc:
         raise_illegal_action(exc, plan)
         if exc.args == ("game did not end",):  # core.engine's report

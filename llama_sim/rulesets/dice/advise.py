@@ -107,6 +107,7 @@ class DiceAdvice:
     """``advise`` on LAMA Dice (``core.advice.AdviceHooks``)."""
 
     default_policy = "solo_optimal"
+    rollout_kernel = dice_rollouts
     turn_index = D.OBS_TURN
     position_help = D.POSITION_HELP
     position_keys = tuple(position_help)

@@ -166,6 +166,7 @@ class KadabraAdvice:
     """``advise`` on Llama Kadabra (``core.advice.AdviceHooks``)."""
 
     default_policy = "showman"
+    rollout_kernel = kadabra_rollouts
     turn_index = T.OBS_TURN
     position_help = POSITION_HELP
     position_keys = tuple(position_help)

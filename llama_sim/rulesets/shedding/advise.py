@@ -143,6 +143,7 @@ class SheddingAdvice:
         self.example = example
         self.position_help = card_position_help(rules.code_names, example["hand"])
         self.default_policy = default_policy
+        self.rollout_kernel = shedding_rollouts
         self.card_aliases = card_aliases
         self.draw = rules.layout.draw
         self.quit = rules.layout.quit_action

@@ -1,0 +1,86 @@
+"""A rule set's first run compiles its policies in a second process while this one compiles the kernel.
+
+A first ``compare`` or ``advise`` compiles two independent things: the kernel (the block loop, or the
+roll-outs) and the strategies it plays (each a compiled policy, which the kernel takes as a function
+pointer). Numba compiles one function at a time in a process, so they took the sum of their compile
+times. With a second core, ``start`` hands the built-in strategies that are not yet on disk to a
+second Python process, which compiles them into the same kernel cache; this process compiles the
+kernel meanwhile, then ``Aside.wait`` waits for the other and loads the strategies from the cache. A
+first run then waits for the longer of the two compiles, not for both.
+
+The other process only fills the disk cache: it prints nothing, and whatever it did not finish (it
+failed, the cache is read-only, Ctrl-C) this process compiles as before, so results never depend on
+it. It starts only when both the kernel and a strategy are to be compiled, on the main thread (a
+Dask worker or a pool thread has its kernels already), with at least two cores, and not under
+``LLAMA_SIM_ASIDE=0``. Strategies from a strategies file are compiled here: they are never cached.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+WAIT_SECONDS = 600  # the other process is killed after this (it compiles a few strategies: seconds)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Aside:
+    """The other process, if one was started (``start``); ``wait`` before the strategies are used."""
+
+    def __init__(self, process: subprocess.Popen | None = None):
+        self.process = process
+
+    def wait(self) -> None:
+        if self.process is None:
+            return
+        try:
+            self.process.wait(timeout=WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if self.process.poll() is None:  # timed out, or Ctrl-C while waiting
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+
+def start(kernel, strategies) -> Aside:
+    """Compile ``strategies`` (``registry.Strategy``) in another process while the caller compiles
+    ``kernel`` (a ``jit.Kernel`` or ``jit.BlockKernel``), when that pays (see the module docstring)."""
+    if (os.environ.get("LLAMA_SIM_ASIDE") == "0" or threading.current_thread() is not threading.main_thread()
+            or _cores() < 2 or kernel.is_cached()):
+        return Aside()
+    names: dict[str, list[str]] = {}
+    for s in strategies:
+        if not s.user and not s.is_compiled() and s.name not in names.get(s.game, []):
+            names.setdefault(s.game, []).append(s.name)
+    if not names:
+        return Aside()
+    root = str(Path(__file__).resolve().parents[2])  # where this llama_sim is imported from
+    args = [f"{game}.{name}" for game, found in names.items() for name in found]
+    code = f"import sys; sys.path.insert(0, {root!r}); from llama_sim.core.aside import compile_policies; " \
+           "compile_policies(sys.argv[1:])"
+    try:
+        process = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+    except OSError:  # no process to spare: compile here
+        return Aside()
+    return Aside(process)
+
+
+def compile_policies(keys: list[str]) -> None:
+    """The other process: compile each ``game.name`` built-in strategy into the kernel cache."""
+    from llama_sim.core import registry
+
+    for key in keys:
+        game, name = key.split(".", 1)
+        registry.load_builtin(game)
+        registry.get(game, name).policy
