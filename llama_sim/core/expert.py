@@ -42,7 +42,6 @@ MIN_ROLLOUTS = 16
 MAX_CANDIDATES = 64  # every rule set has fewer than 64 actions (the legal mask is an int64)
 
 
-
 @njit(cache=True, nogil=True)
 def not_asked(obs, hand, legal, params, rng):
     """The one policy of the roll-outs' policy tuple, ``(not_asked,)``, which is never asked. A rule set's
