@@ -49,3 +49,24 @@ def test_it_stays_out_of_the_way_when_asked_to(monkeypatch):
     assert aside.start(Cold(), []).process is None
     monkeypatch.delenv("LLAMA_SIM_ASIDE")
     assert aside.start(Cold(), []).process is None  # no strategy to compile
+
+
+def test_a_failed_compile_stops_the_other_process_at_once():
+    class Slow:  # a stand-in for the other process: still compiling
+        def __init__(self):
+            self.killed = False
+
+        def poll(self):
+            return None if not self.killed else -9
+
+        def kill(self):
+            self.killed = True
+
+        def wait(self, timeout=None):
+            assert self.killed, "waited for the other process after the compile failed"
+
+    process = Slow()
+    with pytest.raises(KeyboardInterrupt):
+        with aside.Aside(process):
+            raise KeyboardInterrupt
+    assert process.killed

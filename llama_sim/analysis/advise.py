@@ -277,11 +277,8 @@ def _compile_kernel_aside(game: str, policy, opponents) -> None:
         named = [parse_spec(game, s).strategy for s in [policy or hooks.default_policy, *(opponents or [])]]
     except UsageError:
         return  # (``lineup`` says what is wrong)
-    other = aside.start(kernel, named)
-    try:
+    with aside.start(kernel, named):
         kernel.get()
-    finally:
-        other.wait()
 
 
 def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=None, horizon="round",

@@ -33,7 +33,9 @@ def _cores() -> int:
 
 
 class Aside:
-    """The other process, if one was started (``start``); ``wait`` before the strategies are used."""
+    """The other process, if one was started (``start``). As a context manager around the kernel's
+    compile: waited for at the end, before the strategies are used; stopped at once if the compile
+    fails or is interrupted (a Ctrl-C or SIGTERM sent to this process alone must not wait for it)."""
 
     def __init__(self, process: subprocess.Popen | None = None):
         self.process = process
@@ -46,10 +48,24 @@ class Aside:
         except subprocess.TimeoutExpired:
             pass
         finally:
-            if self.process.poll() is None:  # timed out, or Ctrl-C while waiting
-                self.process.kill()
-                self.process.wait()
-            self.process = None
+            self.stop()
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.wait()
+        else:
+            self.stop()
 
 
 def start(kernel, strategies) -> Aside:

@@ -353,10 +353,8 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
         kernel = plan.game.run_blocks
         other = aside.start(kernel, [p.strategy for p in plan.entries])
     try:
-        try:
+        with other:
             compiled = kernel.get()
-        finally:
-            other.wait()
         if plan.kernel != "lineup":
             policies, slots = registry.policy_tuple(plan.entries)
         interrupt.call(compiled, np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
