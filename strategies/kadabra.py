@@ -462,7 +462,9 @@ def climber(obs, hand, legal, params, rng):
 # expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import (  # noqa: E402
+    BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params,
+)
 from llama_sim.rulesets.kadabra import expert as _kadabra_expert  # noqa: E402
 from llama_sim.rulesets.kadabra.tables import OBS_TURN  # noqa: E402
 from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)

@@ -224,7 +224,9 @@ def chart(obs, hand, legal, params, rng):
 
 import numpy as np  # noqa: E402
 
-from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import (  # noqa: E402
+    BASE_OPTIONS, Search, rollout_values, BASE, FORCED, base_rows, expert_choose, expert_params,
+)
 from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 from llama_sim.rulesets import lama as _rules  # noqa: E402
 from llama_sim.rulesets.lama import OBS_TURN  # noqa: E402

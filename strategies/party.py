@@ -391,7 +391,9 @@ def chart(obs, hand, legal, params, rng):
 # expert: roll-outs of every legal action with a base strategy (``llama_sim.core.expert``)
 # --------------------------------------------------------------------------------------------
 
-from llama_sim.core.expert import BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params  # noqa: E402
+from llama_sim.core.expert import (  # noqa: E402
+    BASE_OPTIONS, Search, rollout_values, FORCED, base_rows, expert_choose, expert_params,
+)
 from llama_sim.core.views import readonly  # noqa: E402 (the base gets the obs type policies are compiled for)
 from llama_sim.rulesets import party as _rules  # noqa: E402
 from llama_sim.rulesets.shedding import expert as _shedding_expert  # noqa: E402

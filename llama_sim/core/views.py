@@ -1,6 +1,6 @@
 """Arrays without reference counting for the kernels: ``readonly_row``, a read-only row view for handing
-a kernel's table rows to policies (``readonly``, the same for a whole 1-D array), ``stack_zeros``, scratch on a kernel's own stack, and ``copy_into``,
-an array copy that compiles in milliseconds.
+a kernel's table rows to policies (``readonly``, the same for a whole 1-D array), ``stack_zeros``,
+scratch on a kernel's own stack, and ``copy_into``, an array copy that compiles in milliseconds.
 
 A Numba row view (``table[i]``) shares its parent's memory and so carries the parent's meminfo:
 making one and dropping it are two atomic reference-count updates per policy call (measured: a
@@ -17,6 +17,14 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
+def _readonly_view(context, builder, view_type, data, length, stride, itemsize):
+    """The value of a read-only 1-D array of ``view_type`` over ``data``, without a meminfo."""
+    out = context.make_array(view_type)(context, builder)
+    context.populate_array(out, data=data, shape=cgutils.pack_array(builder, [length]),
+                           strides=cgutils.pack_array(builder, [stride]), itemsize=itemsize, meminfo=None)
+    return out._getvalue()
+
+
 @intrinsic
 def readonly_row(typingctx, table, i):
     """``table[i]`` of a C-contiguous 2-D array as a read-only 1-D C array without a meminfo."""
@@ -26,15 +34,11 @@ def readonly_row(typingctx, table, i):
 
     def codegen(context, builder, sig, args):
         src = context.make_array(sig.args[0])(context, builder, args[0])
-        out = context.make_array(row_type)(context, builder)
         shape = cgutils.unpack_tuple(builder, src.shape, 2)
         strides = cgutils.unpack_tuple(builder, src.strides, 2)
         index = context.cast(builder, args[1], sig.args[1], types.intp)
-        context.populate_array(out, data=builder.gep(src.data, [builder.mul(index, shape[1])]),
-                               shape=cgutils.pack_array(builder, [shape[1]]),
-                               strides=cgutils.pack_array(builder, [strides[1]]), itemsize=src.itemsize,
-                               meminfo=None)
-        return out._getvalue()
+        return _readonly_view(context, builder, row_type, builder.gep(src.data, [builder.mul(index, shape[1])]),
+                              shape[1], strides[1], src.itemsize)
 
     return row_type(table, i), codegen
 
@@ -50,10 +54,9 @@ def readonly(typingctx, array):
 
     def codegen(context, builder, sig, args):
         src = context.make_array(sig.args[0])(context, builder, args[0])
-        out = context.make_array(view_type)(context, builder)
-        context.populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
-                               meminfo=None)
-        return out._getvalue()
+        (length,) = cgutils.unpack_tuple(builder, src.shape, 1)
+        (stride,) = cgutils.unpack_tuple(builder, src.strides, 1)
+        return _readonly_view(context, builder, view_type, src.data, length, stride, src.itemsize)
 
     return view_type(array), codegen
 
