@@ -72,7 +72,7 @@ def start(kernel, strategies) -> Aside:
     """Compile ``strategies`` (``registry.Strategy``) in another process while the caller compiles
     ``kernel`` (a ``jit.Kernel`` or ``jit.BlockKernel``), when that pays (see the module docstring)."""
     if (os.environ.get("LLAMA_SIM_ASIDE") == "0" or threading.current_thread() is not threading.main_thread()
-            or _cores() < 2 or kernel.is_cached()):
+            or _cores() < 2 or not sys.executable or kernel.is_cached()):  # (no executable: an embedding)
         return Aside()
     names: dict[str, list[str]] = {}
     for s in strategies:
