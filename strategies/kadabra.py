@@ -331,7 +331,8 @@ from llama_sim.core.registry import MAX_PARAMS, get as _get_strategy  # noqa: E4
 
 # showman with its default parameters, callable from compiled code: the chart strategy's play
 # everywhere but the stuck decision.
-showman_play = njit(cache=True, forceinline=True)(showman)  # inlined by LLVM, not by Numba (which copies
+# Inlined by LLVM where it is called, not by Numba, which copies a function's whole code at each use.
+showman_play = njit(cache=True, forceinline=True)(showman)
 SHOWMAN_PARAMS = _np.zeros(MAX_PARAMS)
 SHOWMAN_PARAMS[:len(_get_strategy("kadabra", "showman").params)] = [
     p.default for p in _get_strategy("kadabra", "showman").params]

@@ -22,6 +22,8 @@ import sys
 import threading
 from pathlib import Path
 
+from llama_sim.core import registry
+
 WAIT_SECONDS = 600  # the other process is killed after this (it compiles a few strategies: seconds)
 
 
@@ -71,21 +73,18 @@ class Aside:
 def start(kernel, strategies) -> Aside:
     """Compile ``strategies`` (``registry.Strategy``) in another process while the caller compiles
     ``kernel`` (a ``jit.Kernel`` or ``jit.BlockKernel``), when that pays (see the module docstring)."""
-    if (os.environ.get("LLAMA_SIM_ASIDE") == "0" or threading.current_thread() is not threading.main_thread()
-            or _cores() < 2 or not sys.executable or kernel.is_cached()):  # (no executable: an embedding)
+    if (kernel.is_cached() or os.environ.get("LLAMA_SIM_ASIDE") == "0"  # (cached: every call after the first)
+            or threading.current_thread() is not threading.main_thread() or _cores() < 2
+            or not sys.executable):  # (no executable: an embedding)
         return Aside()
-    names: dict[str, list[str]] = {}
-    for s in strategies:
-        if not s.user and not s.is_compiled() and s.name not in names.get(s.game, []):
-            names.setdefault(s.game, []).append(s.name)
-    if not names:
+    keys = list(dict.fromkeys(f"{s.game}.{s.name}" for s in strategies if not s.user and not s.is_compiled()))
+    if not keys:
         return Aside()
     root = str(Path(__file__).resolve().parents[2])  # where this llama_sim is imported from
-    args = [f"{game}.{name}" for game, found in names.items() for name in found]
     code = f"import sys; sys.path.insert(0, {root!r}); from llama_sim.core.aside import compile_policies; " \
            "compile_policies(sys.argv[1:])"
     try:
-        process = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL,
+        process = subprocess.Popen([sys.executable, "-c", code, *keys], stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
     except OSError:  # no process to spare: compile here
         return Aside()
@@ -94,8 +93,6 @@ def start(kernel, strategies) -> Aside:
 
 def compile_policies(keys: list[str]) -> None:
     """The other process: compile each ``game.name`` built-in strategy into the kernel cache."""
-    from llama_sim.core import registry
-
     for key in keys:
         game, name = key.split(".", 1)
         registry.load_builtin(game)

@@ -172,6 +172,10 @@ class BlockKernel:
     def get(self):
         return functools.partial(self.run, self.loop.get())
 
+    def around(self, loop, label: str) -> "BlockKernel":
+        """Another loop of this one's signature, run by the same ``run`` (a line-up kernel's)."""
+        return BlockKernel(loop, self.loop.signature_factory, label, self.run)
+
     def is_cached(self) -> bool:
         return self.loop.is_cached()
 

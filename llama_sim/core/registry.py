@@ -197,9 +197,8 @@ class Strategy:
     def policy(self):
         """The compiled policy (a Numba dispatcher, callable from Python and from kernels); for a
         user strategy, its code behind ``own_rng_policy``."""
-        self._policy_kernel()
         try:
-            dispatcher = self._kernel.get()
+            dispatcher = self._policy_kernel().get()
         except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input
             self._kernel = None
             if interrupt.REQUESTED.is_set():  # Ctrl-C while compiling, perhaps wrapped by Numba

@@ -158,7 +158,6 @@ def line_up_kernel(game: str, entries) -> BlockKernel:
         return kernel
     # written whole (another process may be importing it); a damaged copy is rewritten
     module = generated_module(f"llamasim_lineup_{key}", path, module_source(game, strategies))
-    kernel = BlockKernel(module.core, rule_set.run_blocks.loop.signature_factory,
-                         f"{game} kernel for {', '.join(s.name for s in strategies)}", rule_set.run_blocks_with)
+    kernel = rule_set.run_blocks.around(module.core, f"{game} kernel for {', '.join(s.name for s in strategies)}")
     _KERNELS[key] = kernel
     return kernel

@@ -345,17 +345,16 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     s1 = np.zeros(d, np.int64)
     s2 = np.zeros((d, d), np.int64)
     params = np.ascontiguousarray(np.array([p.params for p in plan.entries], dtype=np.float64))
-    other = aside.Aside()
-    if plan.kernel == "lineup":
+    if plan.kernel == "lineup":  # (checked first: its module compiles the policies it calls)
         policies, slots = registry.policy_tuple(plan.entries)
-        kernel = line_up_kernel(plan.game.name, plan.entries)
+        kernel, other = line_up_kernel(plan.game.name, plan.entries), aside.Aside()
     else:  # a cold kernel compiles here while cold policies compile in another process (``core.aside``)
-        kernel = plan.game.run_blocks
+        policies, kernel = None, plan.game.run_blocks
         other = aside.start(kernel, [p.strategy for p in plan.entries])
     try:
         with other:
             compiled = kernel.get()
-        if plan.kernel != "lineup":
+        if policies is None:
             policies, slots = registry.policy_tuple(plan.entries)
         interrupt.call(compiled, np.uint64(check_seed(seed)), first_block, n_blocks, plan.n_players,
                        plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels), plan.games_mode,

@@ -67,14 +67,12 @@ def stepper_policy(policy):
 @njit(cache=True, nogil=True)
 def _kadabra_round(n, hands, deck, discard, quit, ones, tens, board, start,
                    policies, slot_of_entry, params, entry_of_seat, prng, obs, log):
-    """The one adapter to the Kadabra kernel: play the round on from a state, in place (the round of
-    ``KK.play_round``, with its arguments' types). Returns (out_seat, last_actor, decisions taken), or
-    (-2, -1, -1) when a stepper stopped it: the round reports the illegal action and stops."""
-    bad = np.zeros(3, np.int64)
-    work = np.zeros(KK.WORK_LEN, np.int64)
-    out_seat, last_actor, k = KK.play_core_with(None, np.int64(n), hands, deck, discard, quit, ones, tens, board,
-                                                np.int64(start), policies, slot_of_entry, params, entry_of_seat,
-                                                prng, prng, np.bool_(False), obs, log, bad, work)
+    """The one adapter to the Kadabra kernel: play the round on from a state, in place. Returns
+    (out_seat, last_actor, decisions taken), or (-2, -1, -1) when a stepper stopped it (the round reports
+    the illegal action and stops)."""
+    out_seat, last_actor, k = KK.play_round_reporting(n, hands, deck, discard, quit, ones, tens, board, start,
+                                                      policies, slot_of_entry, params, entry_of_seat, prng, obs,
+                                                      log, np.zeros(3, np.int64))
     if k < 0:
         return -2, -1, -1
     return out_seat, last_actor, k

@@ -314,13 +314,22 @@ def play_round(n, hands, deck, discard, quit, ones, tens, board, start,
     re-optimised the whole round (0.4 s of a first ``advise`` each). The scalars are cast to the types
     the block loop hands the round, so that one compiled round serves every caller."""
     bad = np.zeros(3, np.int64)
-    work = np.zeros(WORK_LEN, np.int64)
-    out_seat, last_actor, k = play_core_with(None, np.int64(n), hands, deck, discard, quit, ones, tens, board,
-                                             np.int64(start), policies, slot_of_entry, params, entry_of_seat, prng,
-                                             prng, np.bool_(False), obs, log, bad, work)
+    out_seat, last_actor, k = play_round_reporting(n, hands, deck, discard, quit, ones, tens, board, start,
+                                                   policies, slot_of_entry, params, entry_of_seat, prng, obs, log, bad)
     if k < 0:
         raise ValueError("illegal action", bad[0], bad[1], bad[2])
     return out_seat, last_actor, k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def play_round_reporting(n, hands, deck, discard, quit, ones, tens, board, start,
+                         policies, slot_of_entry, params, entry_of_seat, prng, obs, log, bad):
+    """``play_round`` that reports an illegal action instead of raising it (decisions -1, ``bad`` = entry,
+    seat, action), for callers that stop a round with one (the chart's stepper)."""
+    work = np.zeros(WORK_LEN, np.int64)
+    return play_core_with(None, np.int64(n), hands, deck, discard, quit, ones, tens, board, np.int64(start),
+                          policies, slot_of_entry, params, entry_of_seat, prng, prng, np.bool_(False), obs, log,
+                          bad, work)
 
 
 @njit(cache=True, nogil=True, **NO_NRT)

@@ -335,8 +335,7 @@ def run_blocks(core, full_deck, seed, first_block, n_blocks, n, entry_of_seat, u
     bad = np.zeros(3, np.int64)
     check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
                     slot_of_entry, params, s1, full_deck, upper, np.zeros(d, np.int64), bad), bad)
-    upper = np.triu(upper)
-    s2 += upper + np.triu(upper, 1).T
+    s2 += upper + np.triu(upper, 1).T  # (the loop fills the upper triangle only)
 
 
 SHEDDING_LOOP_SIG = block_loop_sig(types.int8[::1], types.int64[:, ::1], types.int64[::1], types.int64[::1])
