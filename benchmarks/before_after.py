@@ -26,6 +26,8 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -39,9 +41,6 @@ PLAYERS = 4
 def thread_cpu(run) -> float:
     """CPU seconds of ``run()`` in a thread of its own. Not on the main thread: there ``run_chunk`` hands
     the kernel to a worker thread (so that Ctrl-C stops it) and the main thread's clock only waits."""
-    import threading
-    import time
-
     took: list[float] = []
 
     def timed():

@@ -18,6 +18,7 @@ from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from llama_sim.core import interrupt
+from llama_sim.core.draws import NO_NRT
 from llama_sim.core.errors import Interrupted
 
 # Policies are passed to kernels as first-class functions (see registry.py); Numba labels that
@@ -102,10 +103,7 @@ class Kernel:
     def _jit(self):
         if self.boundscheck:
             return njit(cache=False, nogil=self.nogil, boundscheck=True)(self.py_func)
-        options = {}
-        if self.no_nrt:
-            from llama_sim.core.draws import NO_NRT as options
-        return njit(cache=True, nogil=self.nogil, **options)(self.py_func)
+        return njit(cache=True, nogil=self.nogil, **(NO_NRT if self.no_nrt else {}))(self.py_func)
 
     def get(self):
         if self._dispatcher is None:
