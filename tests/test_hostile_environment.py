@@ -88,6 +88,44 @@ def test_a_damaged_line_up_module_is_rewritten(cache_copy):
     one_line(r.stderr, "compiled copy")
 
 
+def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path):
+    """Two processes that need the same kernel at once (a second llamasim, a Dask worker) compile it once:
+    here this test holds the entry's compile lock, as a process compiling it would, and writes the entry
+    meanwhile. The other process must wait for the lock, then load the entry without compiling."""
+    import fcntl
+    import time
+
+    from numba import types
+
+    (tmp_path / "lock_demo.py").write_text(
+        "from numba import types\nfrom llama_sim.core.jit import Kernel\n\n"
+        "def plus_one(x):\n    return x + 1\n\n"
+        "KERNEL = Kernel(plus_one, lambda: types.int64(types.int64), 'lock demo')\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import lock_demo
+    finally:
+        sys.path.remove(str(tmp_path))
+    ours = lock_demo.KERNEL._jit()
+    lock = os.open(ours._cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import lock_demo; print('asking', flush=True); "
+              "d = lock_demo.KERNEL.get(); print(d(41), sum(d.stats.cache_misses.values()), "
+              "sum(d.stats.cache_hits.values()))")
+    other = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline() == "asking\n", other.stderr.read()
+        time.sleep(2)  # (unlocked, it would have compiled the entry and ended by now)
+        assert other.poll() is None, other.communicate()
+        ours.compile((types.int64,))  # written to the cache while the lock is held
+    finally:
+        os.close(lock)
+    out, err = other.communicate(timeout=120)
+    assert other.returncode == 0, err
+    assert out.split() == ["42", "0", "1"]  # the answer, no compile, one load
+
+
 # ------------------------------------------------------------------------------ stdout and stderr
 
 @pytest.mark.parametrize("args", [["games"], COMPARE, [*COMPARE, "--format", "json"]], ids=["games", "compare", "json"])
@@ -146,8 +184,9 @@ def signal_mid_run(args, cwd, signum):
     import select
 
     master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": "100", "LLAMA_SIM_KERNEL": "generic"}  # the warm-up's kernel, not a line-up's
     proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE, stderr=slave,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "100"}, cwd=cwd)
+                            stdin=subprocess.DEVNULL, env=env, cwd=cwd)
     os.close(slave)
 
     def read(until_exit):

@@ -6,6 +6,7 @@ from the cache in milliseconds. ``on_compile`` lets the CLI say "compiling" on t
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import os
@@ -78,6 +79,27 @@ def _stop_saving(exc: BaseException) -> None:
             "compiled kernels are not saved in this run")
 
 
+@contextlib.contextmanager
+def _compiling(dispatcher):
+    """Held while this process compiles a cache entry: another process about to compile the same entry
+    (a second ``llamasim`` started at once, a Dask worker, the other half of a parallel test run) waits,
+    then loads what this one wrote (Numba reads the cache index again when it compiles) instead of
+    compiling it too. A lock file next to the entry's index; where none can be made (a read-only cache,
+    no ``fcntl``) each process compiles for itself, as before. The lock goes with the process."""
+    try:
+        import fcntl
+
+        fd = os.open(dispatcher._cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except Exception:  # (numba internals moved, or no lock to be had: compile unlocked)
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def _notice(text: str) -> None:
     try:
         print(f"llamasim: {text}", file=sys.stderr, flush=True)
@@ -110,11 +132,13 @@ class Kernel:
             removed: set[str] = set()
             while True:
                 dispatcher = self._jit()
-                if on_compile is not None and not self.boundscheck and not _is_cached(dispatcher):  # (the
-                    # notice says "cached for later runs"; a checked policy is small and compiles in a second)
+                to_cache = not self.boundscheck and not _is_cached(dispatcher)  # (checked code is never cached)
+                if on_compile is not None and to_cache:  # (the notice says "cached for later runs"; a
+                    # checked policy is small and compiles in a second)
                     on_compile(self.label)
                 try:
-                    dispatcher = self._compile(dispatcher)
+                    with _compiling(dispatcher) if to_cache else contextlib.nullcontext():
+                        dispatcher = self._compile(dispatcher)
                     break
                 except Exception as exc:  # a damaged cache file: remove it, compile again
                     if isinstance(exc, Interrupted) or interrupt.REQUESTED.is_set():
