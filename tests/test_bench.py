@@ -7,6 +7,7 @@ from llama_sim.core import registry, rng
 from llama_sim.analysis.bench import bench_game
 from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama
+from llama_sim.run import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,6 +25,18 @@ def test_decisions_per_round_are_the_reference_rounds_actions():
     assert row["decisions_per_round"] == round(actions / 40, 2)
     per_s = row["kernel_rounds_per_s_1_thread"] * actions / 40  # the row's rounds/s is rounded to 1
     assert abs(row["kernel_decisions_per_s_1_thread"] - per_s) <= actions / 40
+
+
+def test_a_generic_only_bench_compiles_no_line_up_kernel(monkeypatch):
+    """``LLAMA_SIM_KERNEL=generic`` means no line-up kernel, in ``bench`` too: its columns stay empty."""
+    def refuse(*args):
+        raise AssertionError("a line-up kernel was built")
+
+    monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")
+    monkeypatch.setattr(simulate, "line_up_kernel", refuse)
+    row = bench_game(get_game("lama"), rounds=2000, reference_rounds=10, threads=1)
+    assert row["reference_agrees"] and row["kernel_rounds_per_s_1_thread"] > 0
+    assert row["lineup_rounds_per_s_1_thread"] is None and row["lineup_decisions_per_s_1_thread"] is None
 
 
 def test_before_after_script_runs_against_a_tree():

@@ -3,7 +3,8 @@
 Both play the same deals with the same policies (4 ``greedy`` players by default); the reference is
 timed on fewer rounds (it is slow) and its sums are checked against the kernels' on those rounds. Each
 rule set is timed with its generic kernel (one compiled kernel for every line-up) and with the line-up's
-own kernel (``llama_sim.run.lineup``), which ``auto`` picks for large runs.
+own kernel (``llama_sim.run.lineup``), which ``auto`` picks for large runs; under
+``LLAMA_SIM_KERNEL=generic`` (never a line-up kernel) only the generic one, with no line-up to compile.
 Decisions per round (every policy call: plays, draws, quits, and the other rule sets' give, show,
 discard and take decisions) are counted on the reference rounds, so rule sets with long rounds
 compare fairly by decisions per second. ``benchmarks/before_after.py`` compares two trees.
@@ -17,6 +18,7 @@ import numpy as np
 from llama_sim.core.errors import UsageError
 from llama_sim.core import registry
 from llama_sim.core.ruleset import RuleSet
+from llama_sim.run import lineup
 from llama_sim.run.backends import run
 from llama_sim.run.simulate import default_threads, empty_tally, run_chunk, seat_plan, with_kernel
 
@@ -44,7 +46,8 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     seats = min(max(BENCH_PLAYERS, game.min_players), game.max_players)
     players = [registry.parse_spec(game.name, name) for _ in range(seats)]
     plan = seat_plan(game, players, False, game.config())
-    kinds = ("generic", "lineup") if game.run_blocks_with is not None else ("generic",)
+    line_ups = game.run_blocks_with is not None and lineup.kernel_mode() != "generic"
+    kinds = ("generic", "lineup") if line_ups else ("generic",)
     kernels = {kind: with_kernel(plan, kind) for kind in kinds}
     threads = default_threads() if threads is None else threads
     rates = {}

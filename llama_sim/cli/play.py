@@ -314,7 +314,8 @@ def bench(
     reference_rounds: int = typer.Option(2_000, "--reference-rounds", help="Rounds for the reference-engine timing."),
     threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
 ):
-    """Rounds per second of each kernel and of its reference engine on the same work."""
+    """Rounds per second of each kernel and of its reference engine on the same work
+    (with LLAMA_SIM_KERNEL=generic: the generic kernels only, no line-up kernel compiled)."""
     import pandas as pd
 
     from llama_sim.analysis.bench import bench_game
