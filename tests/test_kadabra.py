@@ -32,13 +32,27 @@ QUIT, DRAW, RET, COLLECT, GIVE = K.QUIT, K.DRAW, K.RETURN_MAGIC, K.COLLECT, K.GI
 
 I64, I64A, I64M = types.int64, types.int64[::1], types.int64[:, ::1]
 U64A, F64M = types.uint64[::1], types.float64[:, ::1]
-# Python callers hand kernels a tuple of policies: an explicit signature makes Numba convert it to
-# the first-class function tuple the kernels are built for (as run_blocks' signature does).
-play_round = njit(types.UniTuple(I64, 3)(I64, I64M, I64A, I64A, I64A, I64A, I64A, I64A, I64, POLICIES_TYPE, I64A,
-                                         F64M, I64A, U64A, I64A, I64M),
-                  cache=True)(K.play_round.py_func)
-play_game = njit(I64(I64, I64A, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A, I64),
-                 cache=True)(K.play_game.py_func)
+
+
+def compiled_on_first_call(signature, py_func):
+    """``py_func`` compiled for ``signature`` when first called. Python callers hand kernels a tuple of
+    policies: an explicit signature makes Numba convert it to the first-class function tuple the kernels
+    are built for (as run_blocks' signature does). Not at import: every xdist worker collects this module,
+    and all of them would compile it at once."""
+    compiled = []
+
+    def call(*args):
+        if not compiled:
+            compiled.append(njit(signature, cache=True)(py_func))
+        return compiled[0](*args)
+    return call
+
+
+play_round = compiled_on_first_call(
+    types.UniTuple(I64, 3)(I64, I64M, I64A, I64A, I64A, I64A, I64A, I64A, I64, POLICIES_TYPE, I64A, F64M, I64A, U64A,
+                           I64A, I64M), K.play_round.py_func)
+play_game = compiled_on_first_call(
+    I64(I64, I64A, POLICIES_TYPE, I64A, F64M, I64A, U64A, U64A, I64A, I64A, I64A, I64A, I64), K.play_game.py_func)
 
 
 @njit(POLICY_SIG, cache=True)

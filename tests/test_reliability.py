@@ -140,7 +140,9 @@ def _interrupt_mid_run(args, tmp_path, whole_group: bool):
     import subprocess
 
     master, slave = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    # The generic kernel, which the caller's warm-up left in the disk cache: under ``auto`` the run's size
+    # would first compile a line-up kernel (seconds), which tells nothing about interrupting.
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100", "LLAMA_SIM_KERNEL": "generic"}
     proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE, stderr=slave,
                             stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=tmp_path)
     os.close(slave)

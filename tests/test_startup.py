@@ -82,12 +82,13 @@ def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(t
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["LLAMA_SIM_CACHE"] = str(tmp_path / "cache")  # empty: everything compiles
-    args = ["simulate", "--game", "dice", "-s", "threshold", "-s", "threshold", "--rounds", "200", "--format", "json"]
+    # (L.A.M.A.: the rule set whose kernel compiles fastest)
+    args = ["simulate", "--game", "lama", "-s", "greedy", "-s", "greedy", "--rounds", "200", "--format", "json"]
     out, err, status = on_a_terminal(args, env, tmp_path)
     assert status == 0, err
     assert json.loads(out)  # stdout holds the JSON document alone
     lines = [ln for ln in err.splitlines() if "compiling" in ln]
-    assert lines == ["compiling the dice kernels (first run only, ~5-7 s)..."], err
+    assert lines == ["compiling the lama kernels (first run only, ~5-7 s)..."], err
     out, err, status = on_a_terminal(args, env, tmp_path)
     assert status == 0 and json.loads(out) and "compiling" not in err, err
 

@@ -101,6 +101,15 @@ def play_state(n, hands, pile, pos, top, quit, start, scores, entry_of_seat, pol
 
 
 @njit(cache=True)
+def copy_into(dst, src):
+    """``dst[...] = src`` for contiguous arrays of one shape, element by element: an array-to-array slice
+    assignment compiles Numba's shape-mismatch message, over a second of every first compile."""
+    to, of = dst.reshape(dst.size), src.reshape(src.size)
+    for i in range(to.size):
+        to[i] = of[i]
+
+
+@njit(cache=True)
 def play_round(n, start, scores, entry_of_seat, policies, slot_of_entry, params, drng, prng, penalty, quits, bad):
     """One round from a fresh deal (the whole deck shuffled with ``drng``); per seat ``penalty`` and
     ``quits``; returns the seat that went out, ``NOBODY`` or ``ILLEGAL``."""
@@ -140,7 +149,7 @@ def play_game(n, entry_of_seat, policies, slot_of_entry, params, drng, prng, pen
             quits[s] += round_quits[s]
             scores[s] += round_penalty[s]
         if scores.max() >= GAME_END_SCORE:
-            final[:] = scores
+            copy_into(final, scores)
             return rounds
         start = (start + 1) % n
     return ENDLESS

@@ -14,7 +14,7 @@ from llama_sim.core.position import (
     CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
 from toy_ruleset import (
-    CODE_NAMES, DECK, MAX_PLAYERS, N_CODES, NOBODY, OBS_TURN, QUIT, legal_mask, penalty_of, play_round,
+    CODE_NAMES, DECK, MAX_PLAYERS, N_CODES, NOBODY, OBS_TURN, QUIT, copy_into, legal_mask, penalty_of, play_round,
     play_state,
 )
 
@@ -38,10 +38,10 @@ def rollouts(seed, first, count, n, hand0, top0, discard0, unseen0, sizes, pile_
         deal_unseen(unseen0, unseen, drng, n, hand0, discard0, sizes, pile_n, hands_d, pile_d, discard_d)
         v[:] = 0
         for k in range(k_actions):
-            hands[:, :] = hands_d
-            pile[:] = pile_d
-            quit[:] = quit0
-            scores[:] = scores0
+            copy_into(hands, hands_d)
+            copy_into(pile, pile_d)
+            copy_into(quit, quit0)
+            copy_into(scores, scores0)
             params[forced_entry, params.shape[1] - 1] = actions[k]
             R.seed_state(prng, seed, b, R.POLICY_STREAM)
             out = play_state(n, hands, pile, 0, top0, quit, 0, scores, first_entries, policies, slot_of_entry,
