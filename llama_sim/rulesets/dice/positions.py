@@ -224,13 +224,17 @@ def _partial_discards(row_text: str, lrow: np.ndarray, layout: str, score: int =
     row = parse_cards(row_text)
     items = []
     tab = rolled_count_table(layout)
+    by_allowance: dict[tuple, np.ndarray] = {}  # the best discard depends on the roll only through it
     for faces, rolled in zip(tab.faces, tab.rolled):
         if rolled[LLAMA] == N_DICE:
             continue
         allow = np.minimum(rolled, row)
         if allow.sum() == 0:
             continue
-        d = best_discard(row, lrow, layout, faces, score=score)
+        key = tuple(allow.tolist())
+        if key not in by_allowance:
+            by_allowance[key] = best_discard(row, lrow, layout, faces, score=score)
+        d = by_allowance[key]
         if not np.array_equal(d, allow):
             items.append(f"{format_cards(rolled)}: {format_cards(d)}")
     return "; ".join(items) or "-"
