@@ -52,10 +52,10 @@ def leftovers(folder: Path) -> list[str]:
 # ------------------------------------------------------------------------------ whole or not at all
 
 @pytest.mark.parametrize("suffix", [".svg", ".png"])
-def test_a_full_disk_keeps_the_old_plot(tmp_path, suffix):
+def test_a_full_disk_keeps_the_old_plot(capsys, tmp_path, suffix):
     plot = tmp_path / f"x{suffix}"
     plot.write_text("old plot")
-    llamasim(*COMPARE)  # the kernels in the disk cache: the small disk is only for the plot
+    assert call(capsys, *COMPARE)[0] == 0  # the kernels in the disk cache: the small disk is only for the plot
     r = llamasim(*COMPARE, "--plot", str(plot), "--force", limit=4000)
     one_line(r.returncode, r.stderr, f"x{suffix}: File too large", status=1)
     assert plot.read_text() == "old plot" and leftovers(tmp_path) == []
@@ -66,9 +66,9 @@ def test_a_full_disk_keeps_the_old_plot(tmp_path, suffix):
         assert plot.read_text().rstrip().endswith("</svg>")
 
 
-def test_a_full_disk_keeps_old_tables_and_writes_none(tmp_path):
+def test_a_full_disk_keeps_old_tables_and_writes_none(capsys, tmp_path):
     out = tmp_path / "x.csv"
-    llamasim(*COMPARE, "--out", str(out))
+    assert call(capsys, *COMPARE, "--out", str(out))[0] == 0
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     r = llamasim(*COMPARE, "--seed", "2", "--out", str(out), "--force", limit=300)
     one_line(r.returncode, r.stderr, "File too large", status=1)
@@ -135,35 +135,37 @@ def test_write_text_never_replaces_without_force(tmp_path):
 
 # ------------------------------------------------------------------------------ --force
 
-def test_force_refuses_a_folder_the_tool_did_not_write(tmp_path):
+def test_force_refuses_a_folder_the_tool_did_not_write(capsys, tmp_path, monkeypatch):
     (tmp_path / "spec.toml").write_text(SPEC)
     mine = tmp_path / "project"
     mine.mkdir()
     (mine / "spec.toml").write_text(SPEC)
     (mine / "notes.md").write_text("my notes")
-    r = llamasim("run", "spec.toml", "--out", "project", "--force", "-q", cwd=tmp_path)
-    one_line(r.returncode, r.stderr, "--force replaces only a report folder llamasim wrote")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = call(capsys, "run", "spec.toml", "--out", "project", "--force", "-q")
+    one_line(code, err, "--force replaces only a report folder llamasim wrote")
     assert sorted(p.name for p in mine.iterdir()) == ["notes.md", "spec.toml"]
     assert (mine / "notes.md").read_text() == "my notes" and leftovers(tmp_path) == []
 
 
-def test_force_replaces_its_own_report_and_nothing_else(tmp_path):
+def test_force_replaces_its_own_report_and_nothing_else(capsys, tmp_path, monkeypatch):
     (tmp_path / "spec.toml").write_text(SPEC)
     old = tmp_path / ".rep.old"  # a user's folder with the name the tool once used for its swap
     old.mkdir()
     (old / "keep.txt").write_text("keep")
-    r = llamasim("run", "spec.toml", "--out", "rep", "-q", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    monkeypatch.chdir(tmp_path)
+    code, _, err = call(capsys, "run", "spec.toml", "--out", "rep", "-q")
+    assert code == 0, err
     first = (tmp_path / "rep").stat().st_ino
-    r = llamasim("run", "spec.toml", "--out", "rep", "--force", "-q", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    code, _, err = call(capsys, "run", "spec.toml", "--out", "rep", "--force", "-q")
+    assert code == 0, err
     assert (tmp_path / "rep").stat().st_ino != first  # a new folder, installed while the old one still stood
     assert (old / "keep.txt").read_text() == "keep"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".rep.old", "rep", "spec.toml"]
     # a report folder with a user's file added is no longer only the tool's
     (tmp_path / "rep" / "notes.md").write_text("mine")
-    r = llamasim("run", "spec.toml", "--out", "rep", "--force", "-q", cwd=tmp_path)
-    one_line(r.returncode, r.stderr, "holds notes.md")
+    code, _, err = call(capsys, "run", "spec.toml", "--out", "rep", "--force", "-q")
+    one_line(code, err, "holds notes.md")
     assert (tmp_path / "rep" / "notes.md").read_text() == "mine"
 
 
