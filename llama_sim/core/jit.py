@@ -91,6 +91,8 @@ def _compiling(dispatcher):
 
         fd = os.open(dispatcher._cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     except Exception:  # (numba internals moved, or no lock to be had: compile unlocked)
+        fd = None
+    if fd is None:
         yield
         return
     try:
