@@ -8,7 +8,6 @@ missing file). Counts are either tiny or beyond the limit, so every run stays sh
 import contextlib
 import io
 
-import pytest
 import typer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
