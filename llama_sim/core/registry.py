@@ -144,6 +144,7 @@ class Strategy:
     # line-up kernel (those run without reference counting), and it is slow, so "all" leaves it out
     _kernel: Kernel | None = field(default=None, repr=False)
     _own_rng: Kernel | None = field(default=None, repr=False)
+    _checked: object = field(default=None, repr=False)  # the dispatcher whose return type ``policy`` checked
 
     @property
     def user(self) -> bool:
@@ -206,11 +207,13 @@ class Strategy:
             raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: "
                              f"{compile_error_line(exc)} (--debug shows Numba's full message)",
                              details=re.sub(r"\x1b\[[0-9;]*m", "", f"{type(exc).__name__}: {exc}")) from None
-        returns = dispatcher.nopython_signatures[0].return_type
-        if returns != types.int64:  # e.g. a body that always raises: Numba types its result as none
-            self._kernel = None
-            raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: it must "
-                             f"return an action (an int64), its code returns {returns}")
+        if dispatcher is not self._checked:  # (once: a run asks for the policy at every chunk)
+            returns = dispatcher.nopython_signatures[0].return_type
+            if returns != types.int64:  # e.g. a body that always raises: Numba types its result as none
+                self._kernel = None
+                raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: it must "
+                                 f"return an action (an int64), its code returns {returns}")
+            self._checked = dispatcher
         if not self.user:
             return dispatcher
         if self._own_rng is None:
