@@ -299,10 +299,17 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                 results.append({"game": spec.name, "players": n, "strategy": label, "seat": pd.NA, "metric": m,
                                 "value": v, "ci_low": lo, "ci_high": hi, "n": int(g["n"].sum()), "seed": seed})
         for m in compared:
+            of_pair: dict[frozenset, dict] = {}  # {a, b} -> {line-up: (x, y, x - y, se, deals)}, at n players
+            for (nn, i, mm, x, y), v in diffs.items():
+                if nn == n and mm == m:
+                    of_pair.setdefault(frozenset((x, y)), {})[i] = (x, y, *v)
+            own = rows_n[rows_n.metric == m]
+            se_of = {label: dict(zip(g["lineup"], g["se"].to_numpy(float))) for label, g in own.groupby("strategy")}
             pair_rows = []
             for a, b in itertools.combinations(labels, 2):
                 pair_rows.append({"game": spec.name, "players": n, "metric": m, "strategy_a": a, "strategy_b": b,
-                                  **_pair(rows_n, diffs, n, m, a, b, value_of[(a, m)][0] - value_of[(b, m)][0], z),
+                                  **_pair(of_pair.get(frozenset((a, b)), {}), se_of.get(a, {}), se_of.get(b, {}), a, b,
+                                          value_of[(a, m)][0] - value_of[(b, m)][0], z),
                                   "seed": seed})
             holm = stats.holm([r["p_value"] for r in pair_rows])
             for r, p in zip(pair_rows, holm):
@@ -340,7 +347,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup, headline, header, run_info)
 
 
-def _pair(rows_n: pd.DataFrame, diffs: dict, n: int, m: str, a: str, b: str, diff: float, z: float) -> dict:
+def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float, z: float) -> dict:
     """The difference of two league values, ``diff = value_a - value_b``, and the head-to-head.
 
     Both league values are means over ``L`` line-ups (the same ``L`` for every strategy). In a
@@ -348,13 +355,12 @@ def _pair(rows_n: pd.DataFrame, diffs: dict, n: int, m: str, a: str, b: str, dif
     variance of their paired difference; a line-up holding one of them adds that one's own
     variance: ``var(diff) = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``.
     The head-to-head is the mean paired difference over the shared line-ups only."""
-    # each line-up holds the pair in its own order: every difference turned into a - b
-    shared = {i: (dv if (x, y) == (a, b) else -dv, se, dl) for (nn, i, mm, x, y), (dv, se, dl) in diffs.items()
-              if nn == n and mm == m and {x, y} == {a, b}}
-    own = rows_n[rows_n.metric == m]
-    a_only = own[(own.strategy == a) & ~own.lineup.isin(list(shared))]["se"].to_numpy(float)
-    b_only = own[(own.strategy == b) & ~own.lineup.isin(list(shared))]["se"].to_numpy(float)
-    n_lineups = own[own.strategy == a]["lineup"].nunique()
+    # ``diffs``: the pair's paired differences, by line-up, each in its line-up's own order: turned into a - b;
+    # ``se_a``, ``se_b``: each one's standard error in each line-up that holds it
+    shared = {i: (dv if (x, y) == (a, b) else -dv, se, dl) for i, (x, y, dv, se, dl) in diffs.items()}
+    a_only = np.array([se for i, se in se_a.items() if i not in shared], float)
+    b_only = np.array([se for i, se in se_b.items() if i not in shared], float)
+    n_lineups = len(se_a)
     se = math.sqrt(sum(v[1] ** 2 for v in shared.values()) + np.sum(a_only ** 2) + np.sum(b_only ** 2)) / n_lineups
     h2h = float(np.mean([v[0] for v in shared.values()]))
     h2h_se = math.sqrt(sum(v[1] ** 2 for v in shared.values())) / len(shared)
