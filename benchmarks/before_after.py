@@ -58,7 +58,6 @@ def thread_cpu(run) -> float:
 
 def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     """Runs inside a tree's process: kernel rounds per CPU-second, and (when asked) decisions per round."""
-
     import numpy as np
 
     import llama_sim

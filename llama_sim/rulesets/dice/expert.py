@@ -120,8 +120,8 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
                 end = END_LLAMA_ROW
         if end < 0:
             end, last_actor, _ = play_core_with(decide, n, rows, llama_row, discarded, quit, first, scores,
-                                                   returned, cfg, (not_asked,), slot_of_entry, params, entry_of_seat,
-                                                   prng, drng, obs2, log, bad)
+                                                returned, cfg, (not_asked,), slot_of_entry, params, entry_of_seat,
+                                                prng, drng, obs2, log, bad)
         score_dice_round(n, rows, end, last_actor, scores)
         others = 0.0
         for s in range(n):

@@ -480,6 +480,6 @@ def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_
 # the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
 # ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
 blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64[::1])
-"""(after ``s1``: cfg, s2, v, bad)"""
+LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[:, ::1], types.int64[::1],
+                          types.int64[::1])  # after ``s1``: cfg, s2, v, bad
 run_blocks = BlockKernel(_blocks_loop, lambda: LOOP_SIG, "dice kernel", run_blocks_with)

@@ -108,8 +108,8 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
                 out_seat = me
         if out_seat < 0:
             out_seat, _, _ = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, first,
-                                               (not_asked,), slot_of_entry, params, entry_of_seat, prng, drng,
-                                               np.bool_(True), obs2, log, bad, work)
+                                            (not_asked,), slot_of_entry, params, entry_of_seat, prng, drng,
+                                            np.bool_(True), obs2, log, bad, work)
         score_round(n, hands, out_seat, ones, tens, board, points)
         others = 0.0
         for s in range(n):
