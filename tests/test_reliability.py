@@ -25,6 +25,8 @@ def one_line_error(code, err, needle=""):
 # ------------------------------------------------------------------------------ --out (item 3)
 
 def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatch):
+    import llama_sim.api  # noqa: F401  (every module that binds ``run`` imported before the patch: one
+    # imported under it would keep ``no_run`` after the test, and monkeypatch would restore ``no_run``)
     import llama_sim.run.backends as backends
 
     def no_run(*a, **k):  # any simulation at all fails the test
