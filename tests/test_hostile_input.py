@@ -101,6 +101,8 @@ STEP = '[[steps]]\nkind = "compare"\nstrategies = ["greedy", "threshold"]\nround
 
 
 def test_spec_checks_every_step_before_running_any(capsys, tmp_path, monkeypatch):
+    import llama_sim.api  # noqa: F401  (every module that binds ``run`` imported before the patch: one
+    # imported under it would keep the stand-in after the test)
     import llama_sim.run.backends as backends
 
     monkeypatch.setattr(backends, "run", lambda *a, **k: pytest.fail("a step ran before the spec was checked"))

@@ -123,6 +123,8 @@ def test_load_errors(capsys, tmp_path, text, needle):
 
 
 def test_spec_checks_every_steps_policy_compiles_before_running(capsys, tmp_path, monkeypatch):
+    import llama_sim.api  # noqa: F401  (every module that binds ``run`` imported before the patch: one
+    # imported under it would keep the stand-in after the test)
     monkeypatch.setattr("llama_sim.run.backends.run", lambda *a, **k: pytest.fail("a step ran"))
     monkeypatch.setattr("llama_sim.analysis.compare.run", lambda *a, **k: pytest.fail("a step ran"))
     src = tmp_path / "spec_broken.py"
