@@ -1,11 +1,8 @@
 """llama_sim: Monte Carlo strategy analyser for the L.A.M.A. family of games.
 
 Compiled kernels are cached on disk in a folder named after a hash of this package's sources
-(``~/.cache/llama_sim/<hash>``, or ``$LLAMA_SIM_CACHE/<hash>``). Why: Numba checks only the file
-of a cached function, but our kernels inline code from other modules and data files (``rulesets/shedding/`` into
-``rulesets/lama/``, ``core/rng.py`` everywhere); a changed helper would otherwise leave a stale kernel
-running. The strategy library (top-level ``strategies/``, installed as ``llama_sim.strategies``)
-is part of the hash. A user who sets ``NUMBA_CACHE_DIR`` keeps full control. The folder is set
+(``~/.cache/llama_sim/<hash>``, or ``$LLAMA_SIM_CACHE/<hash>``; ``core.cache`` says why a hash). A user
+who sets ``NUMBA_CACHE_DIR`` keeps full control. The folder is set
 when Numba is imported (``_NumbaCacheFolder``), not when llama_sim is: commands that compile
 nothing (``--help``, ``games``) then start without loading Numba at all.
 
@@ -13,45 +10,15 @@ The Python API (``llama_sim.api``) is re-exported here and imported lazily, so `
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
 ``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``.
 """
-import os
 import sys
-from pathlib import Path
-
-
-def _strategies_folder() -> Path | None:
-    """Where ``llama_sim.strategies`` is: the top-level ``strategies/`` of a source tree or an
-    editable install, or ``llama_sim/strategies`` inside an installed wheel."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(f"{__name__}.strategies")
-    except (ImportError, ValueError):
-        return None
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return Path(locations[0]) if locations else None
-
-
-def _source_hash() -> str:
-    import hashlib
-
-    digest = hashlib.sha1()
-    root = Path(__file__).parent
-    # The bundled data too: the chart strategies freeze each rule set's chart.json into their code.
-    files = [*root.rglob("*.py"), *root.rglob("*.json"), *root.rglob("*.toml")]
-    strategies = _strategies_folder()
-    if strategies is not None and root not in strategies.parents:  # the strategy library, kept outside
-        files += [p for p in strategies.glob("*.py")]
-    for path in sorted(files):
-        digest.update(str(path.name if root not in path.parents else path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _configure_cache(numba) -> None:
-    if os.environ.get("NUMBA_CACHE_DIR"):
+    from llama_sim.core.cache import cache_folder
+
+    folder = cache_folder()
+    if folder is None:
         return
-    base = Path(os.environ.get("LLAMA_SIM_CACHE") or Path.home() / ".cache" / "llama_sim")
-    folder = base / _source_hash()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:  # read-only home: Numba's default in-tree __pycache__ still works

@@ -10,12 +10,12 @@ import pytest
 from llama_sim.core import registry
 from llama_sim.cli import main
 from llama_sim.core.ruleset import get_game
-from llama_sim.core.registry import Param, Strategy
+from llama_sim.core.declarations import Declaration, Param
 from llama_sim.run.simulate import comparison_design, rotation_plan, seat_plan
 
 
 def _strategy(presets):
-    return Strategy("lama", "probe", "", (Param("a", 5, 0, 100), Param("b", 1, 0, 100)), None, presets=presets)
+    return Declaration("lama", "probe", "", (Param("a", 5, 0, 100), Param("b", 1, 0, 100)), presets=presets)
 
 
 def test_the_nearest_declared_count_applies_and_ties_go_to_the_larger():

@@ -2,6 +2,7 @@
 pandas, matplotlib nor any kernel module (the rule sets declare what the commands show), and Numba's
 cache folder is still llama_sim's when Numba is imported later. No timing here: ``benchmarks/startup.py``
 measures it."""
+import json
 import os
 import subprocess
 import sys
@@ -11,19 +12,25 @@ import pytest
 HEAVY = ("numba", "numpy", "pandas", "matplotlib", "scipy", "llama_sim.api")
 
 
-def modules_after(argv: list[str]) -> set[str]:
-    """The modules a fresh interpreter holds after running ``llamasim argv`` (its output discarded)."""
-    script = ("import sys, io, contextlib\n"
+def run_fresh(argv: list[str], env: dict | None = None) -> tuple[set[str], str]:
+    """``llamasim argv`` in a fresh interpreter: the modules it then holds, and what it printed."""
+    script = ("import sys, io, contextlib, json\n"
               "from llama_sim.cli import main\n"
-              "with contextlib.redirect_stdout(io.StringIO()):\n"
+              "out = io.StringIO()\n"
+              "with contextlib.redirect_stdout(out):\n"
               "    try:\n"
               f"        main({argv!r})\n"
               "    except SystemExit as exc:\n"
               "        assert not exc.code, exc.code\n"
-              "print(' '.join(sorted(sys.modules)))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+              "print(json.dumps([sorted(sys.modules), out.getvalue()]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    return set(done.stdout.split())
+    modules, printed = json.loads(done.stdout)
+    return set(modules), printed
+
+
+def modules_after(argv: list[str]) -> set[str]:
+    return run_fresh(argv)[0]
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["games"], ["advise", "--help"], ["compare", "--help"]])
@@ -37,6 +44,28 @@ def test_help_and_games_load_no_heavy_library_and_no_kernel(argv):
 def test_strategies_lists_without_pandas_or_matplotlib():
     loaded = modules_after(["strategies"])
     assert "pandas" not in loaded and "matplotlib" not in loaded
+
+
+def test_strategies_lists_from_the_cached_declarations_without_numba(tmp_path):
+    """The first listing imports the strategy modules and keeps their declarations in the cache folder;
+    the next process lists the same from there without Numba or any strategy module; a damaged copy is
+    replaced."""
+    env = {**os.environ, "LLAMA_SIM_CACHE": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    argv = ["strategies", "--players", "3", "--format", "json"]
+    loaded, first = run_fresh(argv, env)
+    assert "llama_sim.strategies.kadabra" in loaded and json.loads(first)
+    [listing] = tmp_path.glob("*/strategies.json")
+    loaded, again = run_fresh(argv, env)
+    assert again == first
+    assert not [m for m in loaded if m.startswith(("numba", "llama_sim.strategies", "llama_sim.core.registry"))]
+    assert run_fresh(["strategies"], env)[1] == run_fresh(["strategies"], {**env, "NUMBA_CACHE_DIR": str(tmp_path)})[1]
+    damaged = json.loads(listing.read_text())
+    del damaged["games"]["dice"][0]["params"]
+    listing.write_text(json.dumps(damaged))
+    loaded, repaired = run_fresh(argv, env)
+    assert repaired == first and "llama_sim.strategies.kadabra" in loaded
+    assert "numba" not in run_fresh(argv, env)[0]  # written again
 
 
 def test_numba_imported_after_llama_sim_caches_in_llama_sims_folder(tmp_path):

@@ -1,10 +1,13 @@
 """``llamasim games`` and ``llamasim strategies``: what there is to play.
 
 Both read declarations only (the rule sets', the strategies'), compile nothing and build a pandas
-table only for ``--format csv|json``: a listing should answer at once.
+table only for ``--format csv|json``: a listing should answer at once. ``strategies`` reads the
+built-in strategies from the listing cached with the kernels (``core.declarations.listed``), so that
+it imports neither Numba nor the strategy modules once one run has written it.
 """
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 from typing import Optional
@@ -58,7 +61,6 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
     A spec that leaves a parameter unset plays the preset of the table's player count (a count without
     its own preset takes the nearest, ties to the larger: 3 players -> 4's, 5 -> 6's). --players N
     shows what plays at N and which values come from a preset."""
-    from llama_sim.core import registry
     from llama_sim.core.errors import UsageError
 
     check_format(fmt)
@@ -68,16 +70,13 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
             rules = get_game(g)
             if not rules.min_players <= players <= rules.max_players:
                 raise UsageError(f"--players {players}: {g} is played by {rules.min_players} to {rules.max_players}")
-    if strategies_file is not None:
-        registry.load_file(strategies_file)
     rows, text = [], []
-    for g in names:
-        listed = registry.strategies_for(g)
-        if not listed:
+    for g, declared in _declared(names, strategies_file).items():
+        if not declared:
             continue
         text.append(f"{g}:" if players is None else f"{g}, at {players} players:")
-        width = max(len(s.name) for s in listed)
-        for s in listed:
+        width = max(len(s.name) for s in declared)
+        for s in declared:
             row = {"game": g, "strategy": s.name,
                    "params": ", ".join(f"{p.name}={p.default:g} [{p.low:g}, {p.high:g}]" for p in s.params) or "-",
                    "presets": "; ".join(f"{n}p: " + ",".join(f"{k}={v:g}" for k, v in vals.items())
@@ -113,6 +112,27 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
     if players is not None:
         text.append("(a spec's own values, e.g. smart:quit_at=6, always win)")
     _listing(rows, columns, fmt, "\n".join(text))
+
+
+def _declared(names: list[str], strategies_file: Optional[Path]):
+    """Each rule set's strategies. A process that has not imported the registry knows only the built-in
+    ones: it reads them from the listing kept in the kernel cache, or imports them and keeps the listing
+    for the next process. Once imported, the registry may hold more (a strategies file, the caller's own
+    code in the Python API): it is asked."""
+    from llama_sim.core.declarations import read_listing, write_listing
+
+    fresh = "llama_sim.core.registry" not in sys.modules
+    found = read_listing(names) if fresh and strategies_file is None else None
+    if found is not None:
+        return found
+    from llama_sim.core import registry
+
+    if strategies_file is not None:
+        registry.load_file(strategies_file)
+    if fresh:
+        write_listing({g: [s for s in registry.strategies_for(g) if s.source == get_game(g).strategies_module]
+                       for g in all_games()})
+    return {g: registry.strategies_for(g) for g in names}
 
 
 def _preset_label(count: int | None, players: int) -> str:

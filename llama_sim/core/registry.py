@@ -47,6 +47,7 @@ from numba import types
 from numba.extending import overload
 
 from llama_sim.core import interrupt
+from llama_sim.core.declarations import Declaration, Param
 from llama_sim.core.errors import Interrupted, UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.rng import fork_state
@@ -119,29 +120,11 @@ def own_rng_policy(inner):
     return own_rng
 
 
-@dataclass(frozen=True)
-class Param:
-    name: str
-    default: float
-    low: float
-    high: float
-    description: str = ""
-
-
 @dataclass
-class Strategy:
-    game: str
-    name: str
-    description: str
-    params: tuple[Param, ...]
-    py_func: object
-    source: str = "built-in"
-    presets: dict[int, dict[str, float]] = field(default_factory=dict)
-    # player count -> what its preset's values mean in play, where the numbers alone mislead (a quit
-    # threshold above any hand's points: "always quits"); ``llamasim strategies`` shows it with the preset.
-    preset_notes: dict[int, str] = field(default_factory=dict)
-    search: bool = False  # a search player (the expert): its roll-outs allocate, so it never runs in a
-    # line-up kernel (those run without reference counting), and it is slow, so "all" leaves it out
+class Strategy(Declaration):
+    """A registered strategy: its declaration and its code, compiled when first asked for."""
+
+    py_func: object = field(default=None, kw_only=True)
     _kernel: Kernel | None = field(default=None, repr=False)
     _own_rng: Kernel | None = field(default=None, repr=False)
     _checked: object = field(default=None, repr=False)  # the dispatcher whose return type ``policy`` checked
@@ -153,36 +136,6 @@ class Strategy:
         behind ``own_rng_policy``, so what it does with its ``rng`` touches no other seat's random
         numbers; the built-in strategies run unchecked on the shared stream, at full speed."""
         return self.source.startswith(USER_MODULE_PREFIX)
-
-    def preset_for(self, n_players: int) -> dict[str, float]:
-        """The parameter values declared for a table of ``n_players``; a count without its own preset
-        uses the nearest declared count, ties going to the larger count (3 players -> the 4-player
-        preset, 5 -> 6), because what changes a strategy's best values is the number of opponents
-        who can go out first, and a table of 3 or 5 is closer in that to the larger table. ``{}``
-        when the strategy declares no presets (its defaults apply at every count).
-
-        Measured for ``threshold`` (``llamasim compare -g G -p N threshold:quit_at=<rule's>
-        threshold:quit_at=<other> --games 20000 --seed 41 --threads 1``, win-rate edge of the rule's
-        choice): 3 players, the 4-player over the 2-player preset: lama +0.065 [+0.058, +0.072], party
-        +0.079 [+0.071, +0.086], kadabra +0.056 [+0.049, +0.063], dice -0.002 [-0.008, +0.003];
-        5 players, the 6-player over the 4-player preset: lama -0.004 [-0.008, +0.001], party -0.001
-        [-0.005, +0.002], kadabra +0.008 [+0.003, +0.012] (dice: the same value)."""
-        nearest = self.preset_count(n_players)
-        return {} if nearest is None else dict(self.presets[nearest])
-
-    def preset_count(self, n_players: int) -> int | None:
-        """The declared player count whose preset a table of ``n_players`` plays (``preset_for``); None
-        when the strategy declares no presets."""
-        if not self.presets:
-            return None
-        return min(self.presets, key=lambda k: (abs(k - n_players), -k))
-
-    def values_at(self, n_players: int) -> dict[str, tuple[float, int | None]]:
-        """What a spec naming no values plays at a table of ``n_players``: each parameter's value and the
-        player count of the preset it comes from (None: the parameter's default)."""
-        count = self.preset_count(n_players)
-        preset = self.presets.get(count, {}) if count is not None else {}
-        return {p.name: (preset[p.name], count) if p.name in preset else (p.default, None) for p in self.params}
 
     def _policy_kernel(self) -> Kernel:
         if self._kernel is None:
@@ -319,8 +272,8 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
         if known is not None and known.source != fn.__module__:  # never replace one silently
             where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
             raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
-        _REGISTRY[(game, name)] = Strategy(game, name, description, plist, fn, source=fn.__module__,
-                                           presets=table, preset_notes=notes, search=search)
+        _REGISTRY[(game, name)] = Strategy(game, name, description, plist, source=fn.__module__, presets=table,
+                                           preset_notes=notes, search=search, py_func=fn)
         return fn
 
     return decorate
