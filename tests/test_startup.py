@@ -143,3 +143,22 @@ def test_no_compile_notice_off_a_terminal_or_with_quiet(monkeypatch):
     jit.on_compile("dice kernel")
     jit.on_compile("dice.threshold")
     assert sys.stderr.getvalue() == "compiling the dice kernels (first run only, ~5-7 s)...\n"
+
+
+def test_the_last_collection_at_exit_skips_what_the_command_made():
+    """Every object alive when the process ends is frozen before Python's last collection, once however
+    many commands ran, and what the command printed is all there."""
+    script = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, len(gc.get_objects()),"
+              " file=sys.stderr))\n"
+              "from llama_sim.cli import main\n"
+              "for _ in range(3):\n"
+              "    try:\n"
+              "        main(['compare', '--game', 'lama', 'greedy', 'threshold', '--rounds', '100', '-q'])\n"
+              "    except SystemExit as exc:\n"
+              "        assert not exc.code, exc.code\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("Ranking (") == 3 and done.stdout.rstrip().endswith("-")
+    frozen, still_tracked = done.stderr.split()[-2:]
+    assert frozen == "True" and int(still_tracked) < 1000

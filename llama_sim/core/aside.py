@@ -93,7 +93,10 @@ def start(kernel, strategies) -> Aside:
 
 def compile_policies(keys: list[str]) -> None:
     """The other process: compile each ``game.name`` built-in strategy into the kernel cache."""
+    import gc
+
     for key in keys:
         game, name = key.split(".", 1)
         registry.load_builtin(game)
         registry.get(game, name).policy
+    gc.freeze()  # the process ends here: its last collection would walk all the compiler made, for nothing
