@@ -32,6 +32,12 @@ try:
 except ImportError:  # pragma: no cover - numba internals moved
     NO_NRT = {}
 
+# A function only compiled code calls (a round, put into its callers by LLVM) needs neither of the entry
+# points Numba adds for Python and C callers: each is another function as long as the argument list,
+# built and optimised at every first compile. Called from Python, such a function crashes the
+# interpreter: only jitted code may call one.
+COMPILED_CALLERS_ONLY = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
 _next_u64 = njit(nogil=True, inline="always")(R.next_u64.py_func)
 _U11 = np.uint64(11)
 _U53 = np.uint64(53)

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.draws import NO_NRT as _NO_NRT, deal_shuffle, randint
+from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT as _NO_NRT, deal_shuffle, randint
 from llama_sim.core.engine import (
     ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
     distinct_penalty, largest_token, raise_stop,
@@ -117,10 +117,11 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                           policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad)
 
 
-@njit(cache=True, nogil=True, forceinline=True, **_NO_NRT)
+@njit(cache=True, nogil=True, forceinline=True, **_NO_NRT, **COMPILED_CALLERS_ONLY)
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
-    """``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
+    """Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
+    ``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
     ``blocks_core_with``: the generic ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
     with ``decide`` its ``decide``): on an illegal action it sets ``bad`` = (entry, seat, action) and returns
     decisions = -1 (the round is left where it was).

@@ -37,7 +37,7 @@ from llama_sim.core.engine import (
     ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
     raise_stop,
 )
-from llama_sim.core.draws import NO_NRT, draw_at, next_stream
+from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT, draw_at, next_stream
 from llama_sim.core.jit import BlockKernel
 from llama_sim.core.registry import line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
@@ -102,10 +102,11 @@ def show_check(board, kind):
         board[B_SHOW] = 1
 
 
-@njit(cache=True, nogil=True, forceinline=True, **NO_NRT)
+@njit(cache=True, nogil=True, forceinline=True, **NO_NRT, **COMPILED_CALLERS_ONLY)
 def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
                    entry_of_seat, prng, drng, lazy, obs, log, bad, work):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
+    Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
     loop (``blocks_core_with``, in ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
     and ``play_round`` call it, and LLVM puts it into each.

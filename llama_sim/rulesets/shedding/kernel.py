@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.draws import NO_NRT
+from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.engine import (
@@ -92,10 +92,11 @@ def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, qui
     return out
 
 
-@njit(cache=True, nogil=True, forceinline=True, **NO_NRT)
+@njit(cache=True, nogil=True, forceinline=True, **NO_NRT, **COMPILED_CALLERS_ONLY)
 def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
                policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held, lazy, drng, bad):
-    """``play_round`` with its scratch passed in (``sizes`` (n), ``held`` (n): each seat's codes held as
+    """Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
+    ``play_round`` with its scratch passed in (``sizes`` (n), ``held`` (n): each seat's codes held as
     a bit mask) and the seating as ``entry_of_seat[row]``:
     the block loop calls it without allocating or slicing per round. A policy gets its parameters as
     ``readonly_row(params, e)``: no copy and no reference counts (a buffer refilled on every change of
