@@ -110,6 +110,33 @@ def test_slots_follow_the_function_tuple_and_the_generated_module_calls_them_in_
     assert "if slot == 0:\n        return P0(" in source and "    return P2(obs, hand, legal, params, rng)" in source
 
 
+def test_the_function_tuple_is_typed_as_the_kernels_take_it_without_comparing_signatures(monkeypatch):
+    """Numba types the policy tuple as ``POLICIES_TYPE`` directly, and the kernel plays with it what it
+    plays with a plain tuple of the same policies (which Numba types by unifying their signatures)."""
+    from numba import typeof
+    from numba.core import utils
+
+    players = [registry.parse_spec("lama", s) for s in ("smart", "greedy", "random", "smart")]
+    funcs, slots = registry.policy_tuple(players)
+    game = get_game("lama")
+    plan = with_kernel(seat_plan(game, players, False, game.config()), "generic")
+    kernel = game.run_blocks.get()
+
+    def sums(policies):
+        s1 = np.zeros(len(plan.metrics) * len(plan.unit_labels), np.int64)
+        s2 = np.zeros((s1.size, s1.size), np.int64)
+        kernel(np.uint64(3), 0, 20, plan.n_players, plan.entry_of_seat, plan.unit_of_seat, len(plan.unit_labels),
+               False, policies, slots, np.array([p.params for p in plan.entries]), plan.cfg, s1, s2)
+        return s1, s2
+
+    plain = sums(tuple(funcs))
+    assert typeof(tuple(funcs)) == registry.POLICIES_TYPE
+    monkeypatch.setattr(utils, "unified_function_type", lambda *a, **k: pytest.fail("signatures compared"))
+    assert typeof(funcs) == registry.POLICIES_TYPE
+    typed = sums(funcs)
+    assert plain[0].any() and all(np.array_equal(a, b) for a, b in zip(plain, typed))
+
+
 def test_an_edited_strategies_file_gets_a_fresh_line_up_kernel(tmp_path):
     """The generated module's name covers the source file of every strategy in the line-up."""
     path = tmp_path / "mine.py"

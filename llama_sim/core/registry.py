@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, typeof_impl
 
 from llama_sim.core import interrupt
 from llama_sim.core.declarations import Declaration, Param
@@ -390,7 +390,19 @@ def at_table(player: Player, n_players: int) -> Player:
     return replace(player, params=vec)
 
 
-def policy_tuple(players: list[Player]) -> tuple:
+class Policies(tuple):
+    """The policy tuple kernels take (``POLICIES_TYPE``): compiled policies, one per slot. Typed by
+    Numba at once at each kernel call (``_typeof_policies``): a plain tuple of dispatchers is typed by
+    comparing each dispatcher's compiled signatures, 0.18 ms per call (a third of a small chunk's
+    cost). Only ``policy_tuple`` builds one, from policies compiled for ``POLICY_SIG``."""
+
+
+@typeof_impl.register(Policies)
+def _typeof_policies(val, c):
+    return POLICIES_TYPE
+
+
+def policy_tuple(players: list[Player]) -> tuple[Policies, np.ndarray]:
     """Distinct strategies of a line-up as the fixed-length tuple kernels take, and each player's slot."""
     funcs: list = []
     slot_of: dict[str, int] = {}
@@ -401,5 +413,5 @@ def policy_tuple(players: list[Player]) -> tuple:
             slot_of[key] = len(funcs)
             funcs.append(p.strategy.policy)
         slots.append(slot_of[key])
-    padded = tuple(funcs) + (funcs[0],) * (MAX_POLICIES - len(funcs))
+    padded = Policies(tuple(funcs) + (funcs[0],) * (MAX_POLICIES - len(funcs)))
     return padded, np.array(slots, dtype=np.int64)
