@@ -117,7 +117,7 @@ def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(t
     assert status == 0, err
     assert json.loads(out)  # stdout holds the JSON document alone
     lines = [ln for ln in err.splitlines() if "compiling" in ln]
-    assert lines == ["compiling the lama kernels (first run only, ~5-7 s)..."], err
+    assert lines == ["compiling the lama kernels (first run only, ~4-7 s)..."], err
     out, err, status = on_a_terminal(args, env, tmp_path)
     assert status == 0 and json.loads(out) and "compiling" not in err, err
 
@@ -142,7 +142,7 @@ def test_no_compile_notice_off_a_terminal_or_with_quiet(monkeypatch):
     compile_notice(False, "dice kernels")
     jit.on_compile("dice kernel")
     jit.on_compile("dice.threshold")
-    assert sys.stderr.getvalue() == "compiling the dice kernels (first run only, ~5-7 s)...\n"
+    assert sys.stderr.getvalue() == "compiling the dice kernels (first run only, ~4-7 s)...\n"
 
 
 def test_the_last_collection_at_exit_skips_what_the_command_made():
