@@ -60,12 +60,17 @@ def test_strategies_lists_from_the_cached_declarations_without_numba(tmp_path):
     assert again == first
     assert not [m for m in loaded if m.startswith(("numba", "llama_sim.strategies", "llama_sim.core.registry"))]
     assert run_fresh(["strategies"], env)[1] == run_fresh(["strategies"], {**env, "NUMBA_CACHE_DIR": str(tmp_path)})[1]
-    damaged = json.loads(listing.read_text())
-    del damaged["games"]["dice"][0]["params"]
-    listing.write_text(json.dumps(damaged))
-    loaded, repaired = run_fresh(argv, env)
-    assert repaired == first and "llama_sim.strategies.kadabra" in loaded
-    assert "numba" not in run_fresh(argv, env)[0]  # written again
+    good = json.loads(listing.read_text())
+    for damage in ("params", "name"):  # a record without its parameters; a name that is not text
+        damaged = json.loads(listing.read_text())
+        if damage == "params":
+            del damaged["games"]["dice"][0]["params"]
+        else:
+            damaged["games"]["lama"][1]["name"] = 3
+        listing.write_text(json.dumps(damaged))
+        loaded, repaired = run_fresh(argv, env)
+        assert repaired == first and "llama_sim.strategies.kadabra" in loaded
+        assert json.loads(listing.read_text()) == good  # written again
 
 
 def test_numba_imported_after_llama_sim_caches_in_llama_sims_folder(tmp_path):

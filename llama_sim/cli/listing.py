@@ -2,7 +2,7 @@
 
 Both read declarations only (the rule sets', the strategies'), compile nothing and build a pandas
 table only for ``--format csv|json``: a listing should answer at once. ``strategies`` reads the
-built-in strategies from the listing cached with the kernels (``core.declarations.listed``), so that
+built-in strategies from the listing cached with the kernels (``core.declarations.read_listing``), so that
 it imports neither Numba nor the strategy modules once one run has written it.
 """
 from __future__ import annotations

@@ -10,11 +10,11 @@ copy.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from llama_sim.core.cache import cache_folder
+from llama_sim.core.files import write_text
 
 LISTING_FILE = "strategies.json"
 LISTING_FORMAT = 1
@@ -75,11 +75,19 @@ class Declaration:
 
 
 def _declaration(record: dict) -> Declaration:
-    """A declaration read back from the listing file (JSON keys are strings: the counts become ints)."""
-    return Declaration(record["game"], record["name"], record["description"],
-                       tuple(Param(**p) for p in record["params"]), record["source"],
-                       {int(n): dict(values) for n, values in record["presets"].items()},
-                       {int(n): str(note) for n, note in record["preset_notes"].items()}, bool(record["search"]))
+    """A declaration read back from the listing file (JSON keys are strings: the counts become ints).
+    Anything else than what ``_record`` wrote is a TypeError, KeyError or ValueError."""
+    declared = Declaration(record["game"], record["name"], record["description"],
+                           tuple(Param(**p) for p in record["params"]), record["source"],
+                           {int(n): {str(k): float(v) for k, v in values.items()}
+                            for n, values in record["presets"].items()},
+                           {int(n): str(note) for n, note in record["preset_notes"].items()}, bool(record["search"]))
+    texts = [declared.game, declared.name, declared.description, declared.source]
+    texts += [p.name for p in declared.params] + [p.description for p in declared.params]
+    numbers = [value for p in declared.params for value in (p.default, p.low, p.high)]
+    if not all(isinstance(t, str) for t in texts) or not all(isinstance(v, (int, float)) for v in numbers):
+        raise TypeError("not a declaration")
+    return declared
 
 
 def _record(declared: Declaration) -> dict:
@@ -103,22 +111,18 @@ def read_listing(games: list[str]) -> dict[str, list[Declaration]] | None:
 
 
 def write_listing(builtin: dict[str, list[Declaration]]) -> None:
-    """Keep every rule set's built-in strategies for ``read_listing``. Written whole or not at all (a
-    temporary file renamed over it); a cache that cannot be written only costs the next listing time."""
+    """Keep every rule set's built-in strategies for ``read_listing``, written whole or not at all; a
+    cache that cannot be written only costs the next listing its speed."""
     path = _listing_path()
     if path is None:
         return
-    document = {"format": LISTING_FORMAT, "games": {g: [_record(d) for d in declared] for g, declared in builtin.items()}}
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    games = {g: [_record(d) for d in declared] for g, declared in builtin.items()}
+    document = {"format": LISTING_FORMAT, "games": games}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(document), encoding="utf-8")
-        os.replace(temporary, path)
+        write_text(path, json.dumps(document), output=False)
     except OSError:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
+        pass
 
 
 def _listing_path() -> Path | None:
