@@ -151,8 +151,8 @@ def test_no_compile_notice_off_a_terminal_or_with_quiet(monkeypatch):
 
 
 def test_the_last_collection_at_exit_skips_what_the_command_made():
-    """Every object alive when the process ends is frozen before Python's last collection, once however
-    many commands ran, and what the command printed is all there."""
+    """After three commands in one process, the objects alive at its end are frozen before Python's
+    last collection, and what the commands printed is all there."""
     script = ("import atexit, gc, sys\n"
               "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, len(gc.get_objects()),"
               " file=sys.stderr))\n"
