@@ -127,6 +127,34 @@ def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path
     assert out.split() == ["42", "0", "1"]  # the answer, no compile, one load
 
 
+def test_the_collector_is_paused_while_a_kernel_compiles_and_left_as_the_caller_had_it():
+    """Compiling runs with the garbage collector off (its passes cost a first run half a second) and
+    turns it back on; a caller who turned it off keeps it off."""
+    import gc
+
+    from numba import types
+
+    from llama_sim.core.jit import Kernel
+
+    seen = []
+
+    def signature():
+        seen.append(gc.isenabled())
+        return types.int64(types.int64)
+
+    def plus_two(x):
+        return x + 2
+
+    assert gc.isenabled()
+    assert Kernel(plus_two, signature, "gc demo", boundscheck=True).get()(40) == 42 and gc.isenabled()
+    gc.disable()
+    try:
+        assert Kernel(plus_two, signature, "gc demo", boundscheck=True).get()(1) == 3 and not gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen == [False, False]
+
+
 # ------------------------------------------------------------------------------ stdout and stderr
 
 @pytest.mark.parametrize("args", [["games"], COMPARE, [*COMPARE, "--format", "json"]], ids=["games", "compare", "json"])
