@@ -63,7 +63,7 @@ GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play i
 StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
 PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
-COMPILE_TIME = "~4-7 s"  # a rule set's first compare or advise, cold, on the 2-core machine: 4.2-7.4 s
+COMPILE_TIME = "~4-7 s"  # a rule set's first compare or advise, cold, on the 2-core machine: 3.9-6.8 s
 # (python benchmarks/first_run.py)
 
 
