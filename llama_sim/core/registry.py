@@ -26,8 +26,9 @@ both rebuilt at every decision). A strategies file written for that contract is 
 one line naming the change (``OLD_CONTRACT``).
 
 Dispatch choice: a strategy is compiled (lazily, ``cache=True``) for exactly ``POLICY_SIG`` and the
-kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)``. Because the kernel's
-signature does not depend on which strategies play, each kernel compiles once and is loaded from
+kernels take a ``UniTuple(FunctionType(POLICY_SIG), MAX_POLICIES)`` (built by ``policy_tuple`` as a
+``Policies``, which Numba types at once). Because the kernel's signature does not depend on which
+strategies play, each kernel compiles once and is loaded from
 the disk cache by every later process, whatever strategies a user combines. For large runs a kernel
 compiled for the line-up calls the policies directly (``line_up_ask``, ``llama_sim.run.lineup``): the same
 results, faster. Adding a strategy touches only its strategies file: decorate a plain function with
