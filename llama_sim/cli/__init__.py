@@ -6,6 +6,7 @@ line on stderr and exit status 2 (``main``); Ctrl-C one line and status 130.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import sys
 
@@ -107,6 +108,7 @@ def _broken_pipe(exc: BaseException) -> bool:
     return False
 
 
+@functools.cache  # (once per process, however many commands run in it)
 def _no_collection_at_exit() -> None:
     """Python's last garbage collection at exit walks every object Numba's compiler made: about 0.3 s
     at the end of each command that ran a kernel, to free memory the process hands back anyway. Objects
@@ -117,12 +119,7 @@ def _no_collection_at_exit() -> None:
     import atexit
     import gc
 
-    if gc.freeze not in _AT_EXIT:
-        _AT_EXIT.append(gc.freeze)
-        atexit.register(gc.freeze)
-
-
-_AT_EXIT: list = []
+    atexit.register(gc.freeze)
 
 
 def main(argv: list[str] | None = None) -> None:

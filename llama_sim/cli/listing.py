@@ -130,7 +130,7 @@ def _declared(names: list[str], strategies_file: Optional[Path]):
     if strategies_file is not None:
         registry.load_file(strategies_file)
     if fresh:
-        write_listing({g: [s for s in registry.strategies_for(g) if s.source == get_game(g).strategies_module]
+        write_listing({g: [registry.get(g, name) for name in registry.builtin_strategies(g, searches=True)]
                        for g in all_games()})
     return {g: registry.strategies_for(g) for g in names}
 

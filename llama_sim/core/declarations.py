@@ -10,7 +10,7 @@ copy.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from llama_sim.core.cache import cache_folder
@@ -91,8 +91,9 @@ def _declaration(record: dict) -> Declaration:
 
 
 def _record(declared: Declaration) -> dict:
-    return {name: getattr(declared, name) if name != "params" else [asdict(p) for p in declared.params]
-            for name in ("game", "name", "description", "params", "source", "presets", "preset_notes", "search")}
+    """A declaration's own fields (a ``registry.Strategy`` has its code too, which is not kept)."""
+    record = {f.name: getattr(declared, f.name) for f in fields(Declaration)}
+    return {**record, "params": [asdict(p) for p in declared.params]}
 
 
 def read_listing(games: list[str]) -> dict[str, list[Declaration]] | None:
