@@ -79,12 +79,9 @@ class LocalBackend:
             return
         # A window of chunks in flight, not all of them (``pool.map`` would submit the whole,
         # possibly huge, task list at once); on any exit (Ctrl-C) the queued chunks are dropped.
-        pool = ThreadPoolExecutor(max_workers=self.threads)
-        try:
-            yield from _windowed(lambda task: pool.submit(one, task), tasks, 2 * self.threads,
-                                 lambda pending: wait(pending, return_when=FIRST_COMPLETED)[0])
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        pool = thread_pool(self.threads)
+        yield from _windowed(lambda task: pool.submit(one, task), tasks, 2 * self.threads,
+                             lambda pending: wait(pending, return_when=FIRST_COMPLETED)[0])
 
     def close(self) -> None:
         pass
@@ -96,21 +93,39 @@ class LocalBackend:
         self.close()
 
 
+_POOLS: dict[int, ThreadPoolExecutor] = {}  # by thread count
+
+
+def thread_pool(threads: int) -> ThreadPoolExecutor:
+    """This process's pool of ``threads`` threads, started at its first run and kept: a league or a
+    sweep makes hundreds of runs of a few milliseconds, and starting and joining the threads of a
+    new pool took as long as a small run's chunks."""
+    pool = _POOLS.get(threads)
+    if pool is None:
+        pool = _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="llama_sim")
+    return pool
+
+
 def _windowed(submit, tasks, window: int, wait_some) -> Iterator:
     """Results of ``submit(task)`` for every task, keeping at most ``window`` in flight: memory
-    stays flat however many chunks a run has. ``wait_some(pending)`` returns finished futures."""
+    stays flat however many chunks a run has. ``wait_some(pending)`` returns finished futures. On
+    any exit (an error, Ctrl-C, the caller stopping early) the chunks not yet started are cancelled."""
     tasks = iter(tasks)
     pending = set()
-    for task in itertools.islice(tasks, window):
-        pending.add(submit(task))
-    while pending:
-        for future in wait_some(pending):
-            pending.discard(future)
-            result = future.result()
-            task = next(tasks, None)
-            if task is not None:
-                pending.add(submit(task))
-            yield result
+    try:
+        for task in itertools.islice(tasks, window):
+            pending.add(submit(task))
+        while pending:
+            for future in wait_some(pending):
+                pending.discard(future)
+                result = future.result()
+                task = next(tasks, None)
+                if task is not None:
+                    pending.add(submit(task))
+                yield result
+    finally:
+        for future in pending:
+            future.cancel()
 
 
 # ------------------------------------------------------------------------------------- plain data
