@@ -127,32 +127,46 @@ def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path
     assert out.split() == ["42", "0", "1"]  # the answer, no compile, one load
 
 
-def test_the_collector_is_paused_while_a_kernel_compiles_and_left_as_the_caller_had_it():
-    """Compiling runs with the garbage collector off (its passes cost a first run half a second) and
-    turns it back on; a caller who turned it off keeps it off."""
+def test_the_collector_is_paused_while_numba_compiles_and_left_as_the_caller_had_it():
+    """Every compile (a kernel, a plain jitted function) runs with the garbage collector off (its passes
+    cost a first run half a second) and turns it back on; a caller who turned it off keeps it off."""
     import gc
 
-    from numba import types
+    from numba import njit, types
+    from numba.core import event
 
     from llama_sim.core.jit import Kernel
 
     seen = []
 
-    def signature():
-        seen.append(gc.isenabled())
-        return types.int64(types.int64)
+    class Watch(event.Listener):  # registered after llama_sim's own listener, so told after it
+        def on_start(self, _):
+            seen.append(gc.isenabled())
+
+        def on_end(self, _):
+            pass
 
     def plus_two(x):
         return x + 2
 
-    assert gc.isenabled()
-    assert Kernel(plus_two, signature, "gc demo", boundscheck=True).get()(40) == 42 and gc.isenabled()
-    gc.disable()
+    def plus_three(x):
+        return x + 3
+
+    watch = Watch()
+    event.register("numba:compile", watch)
     try:
-        assert Kernel(plus_two, signature, "gc demo", boundscheck=True).get()(1) == 3 and not gc.isenabled()
+        assert gc.isenabled()
+        assert Kernel(plus_two, lambda: types.int64(types.int64), "gc demo", boundscheck=True).get()(40) == 42
+        assert gc.isenabled()
+        assert njit(plus_three)(1) == 4 and gc.isenabled()
+        gc.disable()
+        try:
+            assert njit(plus_three)(2) == 5 and not gc.isenabled()
+        finally:
+            gc.enable()
     finally:
-        gc.enable()
-    assert seen == [False, False]
+        event.unregister("numba:compile", watch)
+    assert seen == [False, False, False]
 
 
 # ------------------------------------------------------------------------------ stdout and stderr

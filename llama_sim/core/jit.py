@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import glob
 import os
 import sys
@@ -103,22 +102,6 @@ def _compiling(dispatcher):
         os.close(fd)
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """Numba makes millions of objects while it compiles, few of them garbage in reference cycles; the
-    collector's passes over them (and over everything already imported) were 0.5-0.7 s of a rule set's
-    first compile. Paused for the compile, at about 27 MB more at the peak; left alone where the
-    caller has turned the collector off."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def _notice(text: str) -> None:
     try:
         print(f"llamasim: {text}", file=sys.stderr, flush=True)
@@ -156,7 +139,7 @@ class Kernel:
                     # checked policy is small and compiles in a second)
                     on_compile(self.label)
                 try:
-                    with _compiling(dispatcher) if to_cache else contextlib.nullcontext(), _collector_paused():
+                    with _compiling(dispatcher) if to_cache else contextlib.nullcontext():
                         dispatcher = self._compile(dispatcher)
                     break
                 except Exception as exc:  # a damaged cache file: remove it, compile again
