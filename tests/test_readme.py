@@ -30,6 +30,10 @@ DEFAULTS = {  # sizes a command has by default, given here so the test stays sma
     "bench": ["--rounds", "20000", "--reference-rounds", "300"], "advise": ["--max-rollouts", "2000"],
     "run": ["--scale", "0.002"], "report": ["--scale", "0.002"], "tune": ["--budget", "20000"],
 }
+# ``bench`` compiles a line-up kernel per rule set (a quarter of a cold suite's minute of compiling for
+# this one line); here it times the generic kernels only, as LLAMA_SIM_KERNEL=generic documents. Its
+# line-up columns are tested in tests/test_bench.py, the line-up kernels in tests/test_lineup.py.
+ENV = {"bench": {"LLAMA_SIM_KERNEL": "generic"}}
 
 
 def blocks(kind: str) -> list[str]:
@@ -88,6 +92,8 @@ def test_readme_command_runs(command, clone, capsys, monkeypatch):
         pytest.skip(f"needs {missing[0]}")
     args = small(words, clone)
     monkeypatch.chdir(clone)
+    for name, value in ENV.get(args[1], {}).items():
+        monkeypatch.setenv(name, value)
     code, out, err = call(capsys, *args[1:])
     assert code == 0, f"{shlex.join(args)}\n{err[-2000:]}"
     if "--format" not in words:
