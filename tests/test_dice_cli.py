@@ -41,7 +41,8 @@ def test_compare_dice_games_mode(capsys):
     assert set(df.metric) >= {"penalty_per_round", "final_score", "rounds_per_game", "win_rate"}
 
 
-def test_bench_dice_reference_agrees(capsys):
+def test_bench_dice_reference_agrees(capsys, monkeypatch):
+    monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")  # the generic kernel's check (line-up kernels: test_lineup)
     code, out, err = call(capsys, "bench", "-g", "dice", "--rounds", "20000", "--reference-rounds", "200",
                           "--format", "json", "-q")
     assert code == 0, err
