@@ -62,9 +62,10 @@ def _on_numba_import(numba) -> None:
 
 
 class _NumbaCacheFolder:
-    """An import hook that points Numba at the cache folder (and pauses the collector while it compiles)
-    right after Numba's own ``__init__`` has run, before any module can define a cached function (Numba reads the folder when a function is
-    decorated with ``cache=True``). It removes itself at Numba's import; it finds nothing else."""
+    """An import hook that points Numba at the cache folder (and pauses the collector while it
+    compiles) right after Numba's own ``__init__`` has run, before any module can define a cached
+    function (Numba reads the folder when a function is decorated with ``cache=True``). It removes
+    itself at Numba's import; it finds nothing else."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "numba":

@@ -30,8 +30,8 @@ DEFAULTS = {  # sizes a command has by default, given here so the test stays sma
     "bench": ["--rounds", "20000", "--reference-rounds", "300"], "advise": ["--max-rollouts", "2000"],
     "run": ["--scale", "0.002"], "report": ["--scale", "0.002"], "tune": ["--budget", "20000"],
 }
-# ``bench`` compiles a line-up kernel per rule set (a quarter of a cold suite's minute of compiling for
-# this one line); here it times the generic kernels only, as LLAMA_SIM_KERNEL=generic documents. Its
+# ``bench`` compiles a one-strategy line-up kernel per rule set (4-5 s each in a cold suite, kernels no
+# other test needs); here it times the generic kernels only, as LLAMA_SIM_KERNEL=generic documents. Its
 # line-up columns are tested in tests/test_bench.py, the line-up kernels in tests/test_lineup.py.
 ENV = {"bench": {"LLAMA_SIM_KERNEL": "generic"}}
 
