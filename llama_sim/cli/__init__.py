@@ -5,8 +5,10 @@ line on stderr and exit status 2 (``main``); Ctrl-C one line and status 130.
 """
 from __future__ import annotations
 
+import atexit
 import errno
 import functools
+import gc
 import os
 import sys
 
@@ -116,9 +118,6 @@ def _no_collection_at_exit() -> None:
     flushed; only objects in reference cycles are left to the operating system (every file this
     package writes is closed before its command returns). Registered before a command imports anything
     that registers its own exit handler, so it runs after them."""
-    import atexit
-    import gc
-
     atexit.register(gc.freeze)
 
 

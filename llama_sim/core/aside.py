@@ -16,6 +16,7 @@ Dask worker or a pool thread has its kernels already), with at least two cores, 
 """
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -93,8 +94,6 @@ def start(kernel, strategies) -> Aside:
 
 def compile_policies(keys: list[str]) -> None:
     """The other process: compile each ``game.name`` built-in strategy into the kernel cache."""
-    import gc
-
     for key in keys:
         game, name = key.split(".", 1)
         registry.load_builtin(game)
