@@ -1,4 +1,5 @@
 """Shared fixtures: hypothesis profiles sized for a 2-core CI machine."""
+import gc
 import os
 
 from hypothesis import HealthCheck, settings
@@ -6,3 +7,14 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# A cold first run hands its strategies to a second compile process (core.aside) to use an idle core.
+# Under ``-n auto`` no core is idle, so here that process would only add its start-up to every cold
+# run; tests/test_aside.py runs it on its own.
+os.environ.setdefault("LLAMA_SIM_ASIDE", "0")
+
+
+def pytest_collection_finish(session):
+    """The modules and test items imported so far live to the end: keep them out of every later full
+    garbage collection, which then walks only what the tests make."""
+    gc.freeze()

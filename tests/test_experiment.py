@@ -42,23 +42,29 @@ def check_report(folder: Path) -> None:
     assert all("seconds" in s for s in run["steps"])
 
 
+def assert_same_tables_again(folder: Path, spec, scale: float) -> list[str]:
+    """The spec run a second time (by the API, without writing a report: its plots would only repeat)
+    gives the tables of ``folder`` byte for byte as the report writes them (CSV) and frame for frame
+    (Parquet). Returns the CSV names."""
+    again = llama_sim.run_experiment(spec, scale=scale, quiet=True, write=False)
+    tables = {f"{o.step.name}_{name}": df for o in again.steps for name, df in o.tables.items()}
+    csvs = sorted(p.name for p in (folder / "tables").glob("*.csv"))
+    assert csvs == sorted(f"{name}.csv" for name in tables)
+    for name, df in tables.items():
+        assert (folder / "tables" / f"{name}.csv").read_text() == df.to_csv(index=False)
+        pd.testing.assert_frame_equal(pd.read_parquet(folder / "tables" / f"{name}.parquet"), df)
+    return csvs
+
+
 def test_small_spec_twice_gives_identical_tables(capsys, tmp_path):
-    outs = []
-    for name in ("a", "b"):
-        out = tmp_path / name
-        code, stdout, err = call(capsys, "run", str(SMALL), "--scale", "0.01", "--out", str(out), "-q")
-        assert code == 0, err
-        assert f"wrote {out}/" in stdout
-        outs.append(out)
-        check_report(out)
-    csvs = sorted(p.name for p in (outs[0] / "tables").glob("*.csv"))
-    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv")) and len(csvs) == 5 * 2 + 3 + 2  # 5 sweeps (results, summary), a compare, a chart (cells, summary)
-    for name in csvs:
-        assert (outs[0] / "tables" / name).read_bytes() == (outs[1] / "tables" / name).read_bytes()
-        parquet = name.replace(".csv", ".parquet")
-        pd.testing.assert_frame_equal(pd.read_parquet(outs[0] / "tables" / parquet),
-                                      pd.read_parquet(outs[1] / "tables" / parquet))
-    md = (outs[0] / "report.md").read_text()
+    out = tmp_path / "a"
+    code, stdout, err = call(capsys, "run", str(SMALL), "--scale", "0.01", "--out", str(out), "-q")
+    assert code == 0, err
+    assert f"wrote {out}/" in stdout
+    check_report(out)
+    csvs = assert_same_tables_again(out, SMALL, 0.01)
+    assert len(csvs) == 5 * 2 + 3 + 2  # 5 sweeps (results, summary), a compare, a chart (cells, summary)
+    md = (out / "report.md").read_text()
     spec = load_spec(SMALL)
     heads = [line for line in md.splitlines() if line.startswith("#")]
     assert heads[:4] == [f"# {spec.question}", "## Answer", "## Terms", "## Why the measures differ"]
@@ -66,13 +72,13 @@ def test_small_spec_twice_gives_identical_tables(capsys, tmp_path):
     assert "- **quit_at**: " + spec.terms["quit_at"] in md  # the spec's own terms, then the generic ones
     assert "- **penalty per round**: " in md and "- **threshold**: " in md  # ... and the strategies played
     assert spec.reading.split("\n\n")[0] in md
-    run = json.loads((outs[0] / "run.json").read_text())
+    run = json.loads((out / "run.json").read_text())
     for step in run["steps"]:  # each answer once, in the Answer: no step section repeats it
         assert md.count(step["conclusion"]) == 1 and "[" in step["conclusion"]
-    page = (outs[0] / "report.html").read_text()
+    page = (out / "report.html").read_text()
     assert "<td>0</td>" in page and "<td>0.0</td>" not in page  # quit_at 0, an integer
     assert run["scale"] == 0.01 and run["steps"][0]["arguments"]["rounds"] == 2000
-    assert run["command"] == f"llamasim run {SMALL} --out {outs[0]} --scale 0.01"
+    assert run["command"] == f"llamasim run {SMALL} --out {out} --scale 0.01"
 
 
 def test_existing_report_folder_needs_force(capsys, tmp_path):
@@ -372,23 +378,17 @@ strategies = ["smart"]
 players = [2, 3]
 games = 30000
 ''')
-    outs = []
-    for name in ("a", "b"):
-        out = tmp_path / name
-        code, stdout, err = call(capsys, "run", str(spec), "--scale", "0.01", "--out", str(out), "-q")
-        assert code == 0, err
-        outs.append(out)
-        check_report(out)
-    csvs = sorted(p.name for p in (outs[0] / "tables").glob("*.csv"))
-    assert csvs == sorted(p.name for p in (outs[1] / "tables").glob("*.csv"))
+    out = tmp_path / "a"
+    code, stdout, err = call(capsys, "run", str(spec), "--scale", "0.01", "--out", str(out), "-q")
+    assert code == 0, err
+    check_report(out)
+    csvs = assert_same_tables_again(out, spec, 0.01)
     assert {f"league_{t}.csv" for t in ("results", "paired", "ranking", "strongest", "lineups")} <= set(csvs)
-    for name in csvs:
-        assert (outs[0] / "tables" / name).read_bytes() == (outs[1] / "tables" / name).read_bytes()
-    run = json.loads((outs[0] / "run.json").read_text())
+    run = json.loads((out / "run.json").read_text())
     assert run["steps"][0]["arguments"]["games"] == 600
-    md = (outs[0] / "report.md").read_text()
+    md = (out / "report.md").read_text()
     section = md.split("### Strongest strategy", 1)[1].split("##", 1)[0]
-    strongest = pd.read_csv(outs[0] / "tables" / "league_strongest.csv")
+    strongest = pd.read_csv(out / "tables" / "league_strongest.csv")
     assert list(strongest.players) == [2, 3, 4]
     answer = md.split("## Answer", 1)[1].split("##", 1)[0]
     for r in strongest.itertuples():  # the table of the leaders; the answer has the words, once
@@ -397,8 +397,8 @@ games = 30000
         assert f"At {r.players} players {r.best} " in r.sentence and r.sentence not in md
         assert f"{r.best}, {est(r.edge, r.edge_ci_low, r.edge_ci_high)} ahead of {r.runner_up}" in answer or \
             f"{r.best} and {r.runner_up} cannot be told apart ({edge})" in answer
-    assert "Strongest strategy</h3>" in (outs[0] / "report.html").read_text()
-    assert (outs[0] / "plots" / "league.png").is_file()
+    assert "Strongest strategy</h3>" in (out / "report.html").read_text()
+    assert (out / "plots" / "league.png").is_file()
 
 
 # ----------------------------------------------------------------------------- rule variants (what a rule is worth)
