@@ -11,6 +11,7 @@ from scipy import stats
 import llama_sim
 from llama_sim.present import across
 from llama_sim.rulesets.dice.solver import PENALTY, parse_cards
+from solved import TWO_LAYOUTS, full_table
 
 
 def test_spread_by_hand():
@@ -67,21 +68,22 @@ def _expected_dealt_penalty() -> float:
 
 
 def test_dealt_value_of_quitting_is_the_closed_form_and_matches_random_deals():
-    policy = llama_sim.solve("dice", table=True, dice_layout="14-25-36").policy
+    policy = full_table(TWO_LAYOUTS[1]).policy
     value, quit_value = across.dealt_solo_value(policy)
     assert quit_value == pytest.approx(_expected_dealt_penalty(), abs=1e-12)
     assert value < quit_value
     # the same average over shuffled decks (independent of the hypergeometric weights)
     by_row = {tuple(int(x) for x in parse_cards(r)): v for r, v in zip(policy.row, policy.value)}
     deck = np.repeat(np.arange(7), across.DECK_COUNTS)
-    rng = np.random.default_rng(5)
-    draws = np.array([by_row[tuple(np.bincount(rng.permutation(deck)[:6], minlength=7))] for _ in range(20000)])
+    dealt = deck[np.random.default_rng(5).random((20000, deck.size)).argsort(axis=1)[:, :6]]  # 20000 shuffles' first 6
+    counts = (dealt[:, :, None] == np.arange(7)).sum(axis=1)
+    draws = np.array([by_row[tuple(c)] for c in counts.tolist()])
     assert abs(draws.mean() - value) < 4 * draws.std() / math.sqrt(len(draws))
 
 
 def test_solve_summary_across_layouts_is_exact():
-    layouts = ["12-34-56", "16-23-45"]
-    results = [llama_sim.solve("dice", table=True, dice_layout=x) for x in layouts]
+    layouts = list(TWO_LAYOUTS)
+    results = [full_table(x) for x in layouts]
     summary = across.summarise("solve", results, [{"dice_layout": x} for x in layouts])
     t = summary.tables["across"]
     assert list(t.dice_layout) == layouts

@@ -109,8 +109,9 @@ def call(capsys, *args):
     return code, out, err
 
 
-def test_cli_same_tables_on_threads_and_a_local_cluster(capsys):
-    """The acceptance check: threads 1, threads 2 and a Dask LocalCluster print identical tables."""
+def test_cli_same_tables_on_threads_and_a_local_cluster(capsys, dask2):
+    """The acceptance check: threads 1, threads 2 and a Dask LocalCluster print identical tables; the
+    seat table also on a running cluster's scheduler (``--scheduler``: the module's cluster)."""
     base = ["compare", "-g", "lama", "-p", "3", "greedy", "threshold", "smart", "--rounds", "6000",
             "--seed", "7", "--format", "json", "--view", "all", "-q"]
     docs = []
@@ -123,7 +124,9 @@ def test_cli_same_tables_on_threads_and_a_local_cluster(capsys):
     assert "Dask" in json.loads(out)["run"]["backend"]
     seat = ["compare", "-g", "lama", "--seat-table", "greedy", "-p", "4", "--rounds", "2000", "--format", "csv",
             "--view", "seats", "-q"]
-    assert call(capsys, *seat, "--threads", "1")[1] == call(capsys, *seat, "--backend", "dask", "--workers", "2")[1]
+    address = dask2.cluster.scheduler_address
+    on_threads = call(capsys, *seat, "--threads", "1")[1]
+    assert on_threads == call(capsys, *seat, "--backend", "dask", "--scheduler", address)[1]
 
 
 def test_cli_scheduler_unreachable_is_one_line(capsys, monkeypatch):

@@ -9,6 +9,7 @@ import pytest
 import llama_sim
 from llama_sim.analysis import plots
 from llama_sim.present import across
+from solved import TWO_LAYOUTS, full_table
 
 
 def texts(fig):
@@ -40,8 +41,7 @@ FIGURES = {
     "variants": lambda: llama_sim.compare_variants("party", ["chain", "greedy"], {"plain": {"pink_llama": "plain"}},
                                                    rounds=2000).plot(),
     "solve across layouts": lambda: across.summarise(
-        "solve", [llama_sim.solve("dice", table=True, dice_layout=x) for x in ("12-34-56", "16-23-45")],
-        [{"dice_layout": x} for x in ("12-34-56", "16-23-45")]).plot(),
+        "solve", [full_table(x) for x in TWO_LAYOUTS], [{"dice_layout": x} for x in TWO_LAYOUTS]).plot(),
 }
 
 

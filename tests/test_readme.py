@@ -23,7 +23,7 @@ from cli_helpers import call
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 NEEDS = {"--scheduler": "a running Dask scheduler at the given address"}
-CAPS = {"--rounds": 20_000, "--games": 200, "--budget": 20_000, "--decisions": 100, "--rollouts": 50,
+CAPS = {"--rounds": 20_000, "--games": 100, "--budget": 20_000, "--decisions": 100, "--rollouts": 50,
         "--max-rollouts": 2_000}
 DEFAULTS = {  # sizes a command has by default, given here so the test stays small
     "chart": ["--games", "200"], "grade": ["--decisions", "100", "--rollouts", "30"],
