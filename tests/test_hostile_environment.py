@@ -89,6 +89,12 @@ def test_a_damaged_line_up_module_is_rewritten(cache_copy):
     one_line(r.stderr, "compiled copy")
 
 
+def waits_for_a_lock(pid: int) -> bool:
+    """True while ``pid`` waits for a file lock another process holds (a "->" line of /proc/locks)."""
+    lines = Path("/proc/locks").read_text().splitlines()
+    return any(len(f) > 5 and f[1] == "->" and f[5] == str(pid) for f in map(str.split, lines))
+
+
 def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path):
     """Two processes that need the same kernel at once (a second llamasim, a Dask worker) compile it once:
     here this test holds the entry's compile lock, as a process compiling it would, and writes the entry
@@ -117,7 +123,13 @@ def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path
                              stderr=subprocess.PIPE, text=True)
     try:
         assert other.stdout.readline() == "asking\n", other.stderr.read()
-        time.sleep(2)  # (unlocked, it would have compiled the entry and ended by now)
+        if Path("/proc/locks").exists():  # Linux lists a process blocked on a lock as "-> ... <pid>"
+            deadline = time.monotonic() + 120
+            while not waits_for_a_lock(other.pid):
+                assert other.poll() is None and time.monotonic() < deadline, other.communicate()
+                time.sleep(0.02)
+        else:
+            time.sleep(2)  # (unlocked, it would have compiled the entry and ended by now)
         assert other.poll() is None, other.communicate()
         ours.compile((types.int64,))  # written to the cache while the lock is held
     finally:
