@@ -1,4 +1,5 @@
-"""Shared fixtures: hypothesis profiles sized for a 2-core CI machine."""
+"""Set-up of every test process: hypothesis profiles sized for a 2-core CI machine, no second compile
+process, and a collection frozen once it is done."""
 import gc
 import os
 

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-import llama_sim
 from llama_sim.present import across
 from llama_sim.rulesets.dice.solver import PENALTY, parse_cards
 from solved import TWO_LAYOUTS, full_table

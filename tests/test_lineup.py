@@ -3,6 +3,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -163,8 +164,6 @@ def test_a_line_up_kernel_compiled_in_one_process_loads_from_the_disk_cache_in_t
     """(Party's line-up kernels are built as L.A.M.A.'s; Kadabra's and dice's have their own round function.
     The line-up is the one above: this process builds it, or finds it built already (compiled with no
     warning, so nothing keeps it off the disk), and a new process must load it from the disk cache.)"""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lineup.line_up_kernel(game_name, [registry.parse_spec(game_name, s) for s in LINE_UPS[game_name]]).get()
