@@ -23,6 +23,7 @@ Dask (an optional extra: ``pip install -e ".[dask]"``; imported only when asked 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import itertools
 import os
@@ -93,17 +94,12 @@ class LocalBackend:
         self.close()
 
 
-_POOLS: dict[int, ThreadPoolExecutor] = {}  # by thread count
-
-
+@functools.cache  # one pool per thread count
 def thread_pool(threads: int) -> ThreadPoolExecutor:
     """This process's pool of ``threads`` threads, started at its first run and kept: a league or a
     sweep makes hundreds of runs of a few milliseconds, and starting and joining the threads of a
     new pool took as long as a small run's chunks."""
-    pool = _POOLS.get(threads)
-    if pool is None:
-        pool = _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="llama_sim")
-    return pool
+    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="llama_sim")
 
 
 def _windowed(submit, tasks, window: int, wait_some) -> Iterator:
