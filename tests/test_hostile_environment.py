@@ -12,6 +12,7 @@ import pytest
 
 from llama_sim.cli import main
 from cli_helpers import call
+from kernel_cache import copied_cache, entry_files, policy_entry
 
 COMPARE = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", "200", "-q"]
 
@@ -29,23 +30,16 @@ def one_line(err: str, needle: str) -> None:
 
 @pytest.fixture(scope="module")
 def cache_copy(tmp_path_factory):
-    """A kernel cache of this source tree alone, to damage freely: the comparison's kernels compiled
-    into a fresh folder (a shared one may hold other checkouts' entries of the same sources).
+    """A kernel cache holding the comparison's kernels, to damage freely: the comparison run here first
+    (its kernels compiled or loaded), then this version's cache folder copied (``kernel_cache``).
     ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
-    base = tmp_path_factory.mktemp("cache")
-    built = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE, "--format", "csv"], capture_output=True,
-                           text=True, timeout=300, env={**os.environ, "LLAMA_SIM_CACHE": str(base)})
-    assert built.returncode == 0, built.stderr
-    return next(p for p in base.iterdir() if p.is_dir())
-
-
-def policy_entry(cache: Path) -> tuple[Path, Path]:
-    """The index and data file of the cache entry of L.A.M.A.'s ``greedy`` policy: an entry like every
-    kernel's (``core.jit.Kernel``), and one that recompiles in a fraction of a second."""
-    index = next(p for p in cache.glob("strategies_*/lama.greedy-*.nbi"))
-    return index, next(index.parent.glob(index.name[: -len(".nbi")] + ".*.nbc"))
+    try:
+        main([*COMPARE, "--format", "csv"])
+    except SystemExit as exc:
+        assert not exc.code
+    return copied_cache(tmp_path_factory.mktemp("cache"))
 
 
 @pytest.mark.parametrize("damage", ["empty index", "truncated data", "garbage index"])
@@ -53,7 +47,7 @@ def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, damage, ca
     env = {"LLAMA_SIM_CACHE": str(cache_copy.parent)}
     code, clean, _ = call(capsys, *COMPARE, "--format", "csv")  # the numbers, from this process's own cache
     assert code == 0
-    index, data = policy_entry(cache_copy)
+    index, data = entry_files(cache_copy, policy_entry("lama", "greedy"))  # (recompiles in a fraction of a second)
     if damage == "empty index":  # was: "interrupted", exit 130 on every run
         index.write_bytes(b"")
     elif damage == "truncated data":  # was: UnpicklingError until the file was deleted by hand
@@ -68,25 +62,30 @@ def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, damage, ca
     assert again.returncode == 0 and again.stderr == "" and again.stdout == clean
 
 
-def test_a_damaged_line_up_module_is_rewritten(cache_copy):
+def test_a_damaged_line_up_module_is_rewritten_and_its_kernel_still_loads(cache_copy):
+    """A rewritten module has the fixed modification time of every generated module
+    (``jit.GENERATED_MTIME_NS``), so what was compiled from the first copy still matches it: the
+    line-up kernel loads from its cache entry, which is never written again, and the first run's .pyc
+    still loads (until it is damaged too)."""
     env = {"LLAMA_SIM_CACHE": str(cache_copy.parent), "LLAMA_SIM_KERNEL": "lineup"}
     env_bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE, "--format", "csv"], capture_output=True,
-                           text=True, timeout=300, env={**env_bytecode, **env})
+                           text=True, timeout=300, env={**env_bytecode, **env})  # the module, its .pyc, the kernel
     assert first.returncode == 0, first.stderr
+    entries = {p: p.stat().st_mtime_ns for p in cache_copy.glob("lineups_*/*")}
+    assert any(p.suffix == ".nbi" for p in entries)
     module = next(cache_copy.glob("lineups/lama_*.py"))
     module.write_bytes(os.urandom(500))  # not even text
     r = llamasim(*COMPARE, "--format", "csv", env=env)
     assert r.returncode == 0 and r.stdout == first.stdout, r.stderr
     one_line(r.stderr, "generated kernel module")
     # its compiled copy (.pyc) damaged behind a valid header
-    subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE], capture_output=True, timeout=300,
-                   env={**env_bytecode, **env})
     pyc = next(cache_copy.glob("lineups/__pycache__/lama_*.pyc"))
     pyc.write_bytes(pyc.read_bytes()[:16] + b"\0garbage" * 20)
     r = llamasim(*COMPARE, "--format", "csv", env=env)
     assert r.returncode == 0 and r.stdout == first.stdout, r.stderr
     one_line(r.stderr, "compiled copy")
+    assert {p: p.stat().st_mtime_ns for p in cache_copy.glob("lineups_*/*")} == entries  # loaded, not compiled
 
 
 def waits_for_a_lock(pid: int) -> bool:

@@ -111,15 +111,27 @@ def on_a_terminal(args: list[str], env: dict, tmp_path) -> tuple[str, str, int]:
         return out.read(), err.decode(errors="replace").replace("\r\n", "\n"), status
 
 
-def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(tmp_path):
+def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(tmp_path, capsys):
     import json
 
+    from llama_sim.core import cache
+    from cli_helpers import call
+    from kernel_cache import copied_cache, policy_entry
+
+    args = ["simulate", "--game", "lama", "-s", "greedy", "-s", "threshold", "--rounds", "200", "--format", "json"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    env["LLAMA_SIM_CACHE"] = str(tmp_path / "cache")  # empty: everything compiles
-    # (L.A.M.A.: the rule set whose kernel compiles fastest)
-    args = ["simulate", "--game", "lama", "-s", "greedy", "-s", "greedy", "--rounds", "200", "--format", "json"]
+    env["LLAMA_SIM_CACHE"] = str(tmp_path / "cache")
+    cold = []
+    if cache.cache_folder() is None:  # a user's own NUMBA_CACHE_DIR, not ours to copy: everything compiles
+        (tmp_path / "cache").mkdir()
+    else:  # a copy of the cache with both strategies cold: two compiles, one notice
+        assert call(capsys, *args)[0] == 0  # (its kernel compiled or loaded here, so the copy has it)
+        policies = (policy_entry("lama", "greedy"), policy_entry("lama", "threshold"))
+        copy = copied_cache(tmp_path / "cache", without=policies)
+        cold = [copy / index for index in policies]
     out, err, status = on_a_terminal(args, env, tmp_path)
     assert status == 0, err
+    assert all(index.exists() for index in cold)  # both compiled (and written back to the copy)
     assert json.loads(out)  # stdout holds the JSON document alone
     lines = [ln for ln in err.splitlines() if "compiling" in ln]
     assert lines == ["compiling the lama kernels (first run only, ~4-7 s)..."], err

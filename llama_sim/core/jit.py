@@ -224,13 +224,19 @@ class BlockKernel:
         return self.get()(*args)
 
 
+# The modification time of every generated module: its text is fixed by its name, so a copy rewritten
+# after damage keeps matching what was compiled from it (Numba's cache and Python's bytecode check a
+# source by its modification time and size) and its kernels load instead of compiling again.
+GENERATED_MTIME_NS = 1_000_000_000 * 10**9
+
+
 def generated_module(name: str, path: Path, source: str):
     """Import module ``name`` from ``path``, a file this package generates into the kernel cache
     folder with the text ``source``: written whole when missing; a damaged copy (a different text,
     or a ``.pyc`` that fails to load) is rewritten with a one-line notice instead of failing every run."""
     import importlib.util
 
-    from llama_sim.core.files import write_text
+    from llama_sim.core.files import whole_file
 
     if name in sys.modules:
         return sys.modules[name]
@@ -243,7 +249,9 @@ def generated_module(name: str, path: Path, source: str):
             if current is not None:
                 _notice(f"the generated kernel module {path} was damaged; rewriting it")
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(path, source, output=False)
+            with whole_file(path, True, False) as tmp:
+                tmp.write_text(source)
+                os.utime(tmp, ns=(GENERATED_MTIME_NS, GENERATED_MTIME_NS))
         try:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
