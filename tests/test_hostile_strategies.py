@@ -140,16 +140,36 @@ def test_spec_checks_every_steps_policy_compiles_before_running(capsys, tmp_path
 
 # ------------------------------------------------------------------------------ Ctrl-C, subprocesses
 
+def _in_a_kernel(pid: int) -> bool:
+    """True once a thread other than the process's main one has used 0.3 s of CPU (Linux's /proc): the
+    kernels play on such threads, and nothing else the command does takes that long off its main thread."""
+    enough = 0.3 * os.sysconf("SC_CLK_TCK")
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            if task.name != str(pid) and int(fields[11]) + int(fields[12]) >= enough:  # utime + stime
+                return True
+    except (OSError, ValueError, IndexError):  # a thread that ended while it was read
+        pass
+    return False
+
+
 def _sigint_after(args, wait: float, cwd, warm_up=None):
-    """Run the CLI, send SIGINT after ``wait`` seconds; (exit status, stderr, seconds to exit).
-    ``warm_up``: arguments of a short run first, so the kernels are compiled (on disk) and ``wait``
-    only has to cover starting up and reaching the kernel."""
+    """Run the CLI, send SIGINT once it plays in a kernel (where ``/proc`` tells, else after ``wait``
+    seconds); (exit status, stderr, seconds to exit). ``warm_up``: arguments of a short run first, so
+    the kernels are compiled (on disk) and the run reaches them soon."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     if warm_up is not None:  # (in this process: the disk cache is what the other one needs)
         main(list(warm_up))
     proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
-    time.sleep(wait)
+    if Path(f"/proc/{proc.pid}/task").is_dir():
+        deadline = time.monotonic() + 120
+        while not _in_a_kernel(proc.pid):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.02)
+    else:
+        time.sleep(wait)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     start = time.monotonic()
