@@ -32,9 +32,15 @@ def one_line(err: str, needle: str) -> None:
 def cache_copy(tmp_path_factory):
     """A kernel cache holding the comparison's kernels, to damage freely: the comparison run here first
     (its kernels compiled or loaded), then this version's cache folder copied (``kernel_cache``).
-    ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it."""
+    ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it. It also holds a Party line-up
+    kernel with an allocating policy (``chain``), which the next line-up's compile must leave alone."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
+    from llama_sim.core import registry
+    from llama_sim.run import lineup
+
+    party = [registry.parse_spec("party", s) for s in ("chain", "random", "threshold:quit_at=3")]  # (test_lineup's)
+    lineup.line_up_kernel("party", party).get()
     try:
         main([*COMPARE, "--format", "csv"])
     except SystemExit as exc:
@@ -66,7 +72,9 @@ def test_a_damaged_line_up_module_is_rewritten_and_its_kernel_still_loads(cache_
     """A rewritten module has the fixed modification time of every generated module
     (``jit.GENERATED_MTIME_NS``), so what was compiled from the first copy still matches it: the
     line-up kernel loads from its cache entry, which is never written again, and the first run's .pyc
-    still loads (until it is damaged too)."""
+    still loads (until it is damaged too). The first run compiles a line-up next to a cached one of
+    Party's (see ``cache_copy``): it failed while that one's policies were pickled compile-disabled
+    (``lineup.module_policy``)."""
     env = {"LLAMA_SIM_CACHE": str(cache_copy.parent), "LLAMA_SIM_KERNEL": "lineup"}
     env_bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     first = subprocess.run([sys.executable, "-m", "llama_sim", *COMPARE, "--format", "csv"], capture_output=True,
@@ -74,13 +82,17 @@ def test_a_damaged_line_up_module_is_rewritten_and_its_kernel_still_loads(cache_
     assert first.returncode == 0, first.stderr
     entries = {p: p.stat().st_mtime_ns for p in cache_copy.glob("lineups_*/*")}
     assert any(p.suffix == ".nbi" for p in entries)
-    module = next(cache_copy.glob("lineups/lama_*.py"))
+    from llama_sim.core import registry
+    from llama_sim.run import lineup
+
+    key, _ = lineup._place("lama", lineup.slot_strategies([registry.parse_spec("lama", s) for s in ("greedy", "threshold")]))
+    module = cache_copy / "lineups" / f"{key}.py"
     module.write_bytes(os.urandom(500))  # not even text
     r = llamasim(*COMPARE, "--format", "csv", env=env)
     assert r.returncode == 0 and r.stdout == first.stdout, r.stderr
     one_line(r.stderr, "generated kernel module")
     # its compiled copy (.pyc) damaged behind a valid header
-    pyc = next(cache_copy.glob("lineups/__pycache__/lama_*.pyc"))
+    pyc = next(cache_copy.glob(f"lineups/__pycache__/{key}.*.pyc"))
     pyc.write_bytes(pyc.read_bytes()[:16] + b"\0garbage" * 20)
     r = llamasim(*COMPARE, "--format", "csv", env=env)
     assert r.returncode == 0 and r.stdout == first.stdout, r.stderr

@@ -107,8 +107,8 @@ def test_slots_follow_the_function_tuple_and_the_generated_module_calls_them_in_
     funcs, slots = registry.policy_tuple(players)
     assert names == ["smart", "greedy", "chart"] and list(slots) == [0, 1, 0, 2]
     source = lineup.module_source("lama", lineup.slot_strategies(players))
-    assert source.index("P0 = _strategy('lama', 'smart')") < source.index("P1 = _strategy('lama', 'greedy')")
-    assert "if slot == 0:\n        return P0(" in source and "    return P2(obs, hand, legal, params, rng)" in source
+    assert source.index("P0 = module_policy('lama', 'smart')") < source.index("P1 = module_policy('lama', 'greedy')")
+    assert "if slot == 0:\n        return P0(" in source and "    return P2(readonly(obs), readonly(hand), legal, params, rng)" in source
 
 
 def test_the_function_tuple_is_typed_as_the_kernels_take_it_without_comparing_signatures(monkeypatch):

@@ -35,6 +35,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from llama_sim.core import registry
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
 from llama_sim.core.jit import BlockKernel, generated_module
@@ -123,7 +124,9 @@ def module_source(game: str, strategies) -> str:
     the rule set's block loop around that ``decide`` (``blocks_core_with``; its first argument is
     ``decide``, None in the rule set's generic kernel). ``core`` is compiled as the generic loop is, a
     ``jit.BlockKernel`` run by the rule set's ``run_blocks_with``. A ``decide`` passed into a separately
-    compiled function would keep the kernel out of the disk cache, so the module compiles its own loop."""
+    compiled function would keep the kernel out of the disk cache, so the module compiles its own loop.
+
+    Each policy is ``module_policy``'s, not the strategy's ``policy``: see there why."""
     names = ", ".join(s.name for s in strategies)
     body_module = importlib.import_module(get_game(game).run_blocks_with.__module__)
     lines = [
@@ -131,18 +134,38 @@ def module_source(game: str, strategies) -> str:
         "from numba import njit",
         "",
         f"import {body_module.__name__} as _body",
-        "from llama_sim.core.registry import get as _strategy",
+        "from llama_sim.core.views import readonly",
+        "from llama_sim.run.lineup import module_policy",
         "",
     ]
-    lines += [f"P{k} = _strategy({game!r}, {s.name!r}).policy" for k, s in enumerate(strategies)]
+    lines += [f"P{k} = module_policy({game!r}, {s.name!r})" for k, s in enumerate(strategies)]
     lines += ["", "", '@njit(nogil=True, inline="always")',
               "def decide(decide, policies, slot, obs, hand, legal, params, rng):"]
     for k in range(len(strategies) - 1):
-        lines += [f"    if slot == {k}:", f"        return P{k}(obs, hand, legal, params, rng)"]
-    lines += [f"    return P{len(strategies) - 1}(obs, hand, legal, params, rng)", "", ""]
+        lines += [f"    if slot == {k}:", f"        return P{k}(readonly(obs), readonly(hand), legal, params, rng)"]
+    lines += [f"    return P{len(strategies) - 1}(readonly(obs), readonly(hand), legal, params, rng)", "", ""]
     core_args = _names(body_module.blocks_core_with).split(", ", 1)[1]  # (its first is ``decide``)
     lines += [f"def core(no_decide, {core_args}):", f"    return _body.blocks_core_with(decide, {core_args})", ""]
     return "\n".join(lines)
+
+
+def module_policy(game: str, name: str):
+    """A built-in strategy's policy as a generated module calls it: a dispatcher of its own (the same
+    function and disk cache entry as the strategy's ``policy``), compiled or loaded for ``POLICY_SIG``
+    before the loop around it compiles, so it keeps its own compile flags (reference counting); ``decide``
+    calls it with exactly those types (``views.readonly``), so that version is the one it calls.
+
+    Why not the strategy's ``policy``: that dispatcher is compile-disabled once compiled (``jit.Kernel``),
+    and Numba pickles such a dispatcher with its signatures, to compile them again when it is unpickled.
+    The loop's callees are cached with ``decide`` (and through it these policies) in their signatures,
+    so every later process that read one of their cache indexes compiled this line-up's policies again,
+    inside whatever it was compiling: inside another line-up's kernel, compiled without reference
+    counting, an allocating policy (Party's ``chain``) failed, and that line-up with it."""
+    from numba import njit
+
+    dispatcher = njit(cache=True)(registry.get(game, name).py_func)
+    dispatcher.compile(registry.POLICY_SIG.args)
+    return dispatcher
 
 
 def line_up_kernel(game: str, entries) -> BlockKernel:
