@@ -2,11 +2,11 @@
 
 Every ``llamasim`` command of the README's bash blocks and its Python block run here, from a folder
 that holds the repository's ``experiments/`` and ``examples/`` (what a fresh clone has). Only their
-sizes shrink (rounds, games, budgets, roll-outs, ``--scale``, a local cluster's workers: ``small``), so
-the suite stays short; everything else is the README's text. The commands run in the test's process (``llamasim``'s own
-``main``, as the console script calls it), where the kernels other tests compiled are loaded already;
-the Python block runs as a script there too. A line that needs what a test cannot have (a cluster's
-address) is listed in ``NEEDS`` with the reason.
+sizes shrink (rounds, games, budgets, roll-outs, ``--scale``, a local cluster's workers: ``small``),
+so the suite stays short; everything else is the README's text. The commands run in the test's
+process (``llamasim``'s own ``main``, as the console script calls it), where the kernels other tests
+compiled are loaded already; the Python block runs as a script there too. A line that needs what a
+test cannot have (a cluster's address) is listed in ``NEEDS`` with the reason.
 """
 from __future__ import annotations
 
