@@ -227,7 +227,7 @@ class BlockKernel:
 # The modification time of every generated module: its text is fixed by its name, so a copy rewritten
 # after damage keeps matching what was compiled from it (Numba's cache and Python's bytecode check a
 # source by its modification time and size) and its kernels load instead of compiling again.
-GENERATED_MTIME_NS = 1_000_000_000 * 10**9
+GENERATED_MTIME_NS = 1_000_000_000 * 10**9  # (2001-09-09: any fixed time would do)
 
 
 def generated_module(name: str, path: Path, source: str):
