@@ -1,4 +1,6 @@
-"""Running the CLI in-process, for the tests of every command."""
+"""Running the CLI in-process, for the tests of every command, and watching one run in another process."""
+import time
+
 from llama_sim.cli import main
 
 
@@ -11,3 +13,11 @@ def call(capsys, *args):
         code = exc.code or 0
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def wait_until(seen, proc, seconds: float = 120) -> None:
+    """Poll every 20 ms until ``seen(proc.pid)``; the test fails if ``proc`` ends or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while not seen(proc.pid):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.02)

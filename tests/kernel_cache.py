@@ -10,9 +10,7 @@ from llama_sim.core import cache, registry
 def policy_entry(game: str, name: str) -> Path:
     """The index file of a built-in policy's cache entry, relative to the version folder; the policy
     is compiled (or loaded) first, so the entry is on disk."""
-    strategy = registry.get(game, name)
-    assert strategy.policy is not None
-    index = Path(strategy._policy_kernel()._jit()._cache._cache_file._index_path)
+    index = Path(registry.get(game, name).policy._cache._cache_file._index_path)
     return index.relative_to(cache.cache_folder())
 
 

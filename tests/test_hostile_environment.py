@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 from llama_sim.cli import main
-from cli_helpers import call
+from llama_sim.core import registry
+from llama_sim.run import lineup
+from cli_helpers import call, wait_until
 from kernel_cache import copied_cache, entry_files, policy_entry
 
 COMPARE = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", "200", "-q"]
@@ -36,9 +38,6 @@ def cache_copy(tmp_path_factory):
     kernel with an allocating policy (``chain``), which the next line-up's compile must leave alone."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
-    from llama_sim.core import registry
-    from llama_sim.run import lineup
-
     party = [registry.parse_spec("party", s) for s in ("chain", "random", "threshold:quit_at=3")]  # (test_lineup's)
     lineup.line_up_kernel("party", party).get()
     try:
@@ -82,10 +81,8 @@ def test_a_damaged_line_up_module_is_rewritten_and_its_kernel_still_loads(cache_
     assert first.returncode == 0, first.stderr
     entries = {p: p.stat().st_mtime_ns for p in cache_copy.glob("lineups_*/*")}
     assert any(p.suffix == ".nbi" for p in entries)
-    from llama_sim.core import registry
-    from llama_sim.run import lineup
-
-    key, _ = lineup._place("lama", lineup.slot_strategies([registry.parse_spec("lama", s) for s in ("greedy", "threshold")]))
+    players = [registry.parse_spec("lama", s) for s in ("greedy", "threshold")]
+    key, _ = lineup._place("lama", lineup.slot_strategies(players))
     module = cache_copy / "lineups" / f"{key}.py"
     module.write_bytes(os.urandom(500))  # not even text
     r = llamasim(*COMPARE, "--format", "csv", env=env)
@@ -135,10 +132,7 @@ def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded(tmp_path
     try:
         assert other.stdout.readline() == "asking\n", other.stderr.read()
         if Path("/proc/locks").exists():  # Linux lists a process blocked on a lock as "-> ... <pid>"
-            deadline = time.monotonic() + 120
-            while not waits_for_a_lock(other.pid):
-                assert other.poll() is None and time.monotonic() < deadline, other.communicate()
-                time.sleep(0.02)
+            wait_until(waits_for_a_lock, other)
         else:
             time.sleep(2)  # (unlocked, it would have compiled the entry and ended by now)
         assert other.poll() is None, other.communicate()

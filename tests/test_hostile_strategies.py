@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from llama_sim.cli import main
-from cli_helpers import call
+from cli_helpers import call, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
 HEAD = "from llama_sim.core.registry import strategy\n"
@@ -164,10 +164,7 @@ def _sigint_after(args, wait: float, cwd, warm_up=None):
     proc = subprocess.Popen([sys.executable, "-m", "llama_sim", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=cwd)
     if Path(f"/proc/{proc.pid}/task").is_dir():
-        deadline = time.monotonic() + 120
-        while not _in_a_kernel(proc.pid):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.02)
+        wait_until(_in_a_kernel, proc)
     else:
         time.sleep(wait)
     assert proc.poll() is None, proc.communicate()

@@ -9,6 +9,10 @@ import sys
 
 import pytest
 
+from llama_sim.core import cache
+from cli_helpers import call
+from kernel_cache import copied_cache, policy_entry
+
 HEAVY = ("numba", "numpy", "pandas", "matplotlib", "scipy", "llama_sim.api")
 
 
@@ -113,10 +117,6 @@ def on_a_terminal(args: list[str], env: dict, tmp_path) -> tuple[str, str, int]:
 
 def test_a_cold_compile_says_so_once_on_a_terminal_and_a_warm_run_says_nothing(tmp_path, capsys):
     import json
-
-    from llama_sim.core import cache
-    from cli_helpers import call
-    from kernel_cache import copied_cache, policy_entry
 
     args = ["simulate", "--game", "lama", "-s", "greedy", "-s", "threshold", "--rounds", "200", "--format", "json"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}

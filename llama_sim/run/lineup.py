@@ -35,6 +35,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import numba
+
 from llama_sim.core import registry
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
@@ -98,8 +100,6 @@ def _digest(game: str, strategies) -> str:
 
 def _place(game: str, strategies) -> tuple[str, Path]:
     """The line-up's key and the path of its generated module, next to the other cached kernels."""
-    import numba
-
     key = f"{game}_{_digest(game, strategies)}"
     base = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else Path(tempfile.gettempdir()) / "llama_sim"
     return key, base / "lineups" / f"{key}.py"
@@ -161,9 +161,7 @@ def module_policy(game: str, name: str):
     so every later process that read one of their cache indexes compiled this line-up's policies again,
     inside whatever it was compiling: inside another line-up's kernel, compiled without reference
     counting, an allocating policy (Party's ``chain``) failed, and that line-up with it."""
-    from numba import njit
-
-    dispatcher = njit(cache=True)(registry.get(game, name).py_func)
+    dispatcher = numba.njit(cache=True)(registry.get(game, name).py_func)
     dispatcher.compile(registry.POLICY_SIG.args)
     return dispatcher
 
