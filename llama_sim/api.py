@@ -19,23 +19,25 @@ from __future__ import annotations
 from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
 from llama_sim.analysis import grade as _grade, tune as _tune, variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
-from llama_sim.core.arguments import checked
+from llama_sim.core.arguments import declared_api
+from llama_sim.core.commands import COMMANDS
 from llama_sim.present import experiment as _experiment
 
-# Every function checks its arguments as the CLI does (``core.arguments``): a wrong type or a
-# misspelt keyword is one UsageError, not a TypeError from inside a run or a silently wrong run.
-simulate = checked(_compare.simulate)
-compare = checked(_compare.compare)
-seat_table = checked(_compare.seat_table)
-sweep = checked(_compare.sweep)
-solve = checked(_compare.solve)
-advise = checked(_advise.advise)
-chart = checked(_chart.chart)
-tune = checked(_tune.tune)
-league = checked(_league.league)
-grade = checked(_grade.grade)
-compare_variants = checked(_variants.compare_variants)
-run_experiment = checked(_experiment.run_experiment)
+# Every function reads its arguments with its command's declaration (``core.commands``), as the
+# command line and experiment specs do: a wrong type, a value out of range or a misspelt keyword is
+# one UsageError with the same words, never a TypeError from inside a run or a silently wrong run.
+simulate = declared_api(COMMANDS["simulate"], _compare.simulate)
+compare = declared_api(COMMANDS["compare"], _compare.compare)
+seat_table = declared_api(COMMANDS["seat_table"], _compare.seat_table)
+sweep = declared_api(COMMANDS["sweep"], _compare.sweep)
+solve = declared_api(COMMANDS["solve"], _compare.solve)
+advise = declared_api(COMMANDS["advise"], _advise.advise)
+chart = declared_api(COMMANDS["chart"], _chart.chart)
+tune = declared_api(COMMANDS["tune"], _tune.tune)
+league = declared_api(COMMANDS["league"], _league.league)
+grade = declared_api(COMMANDS["grade"], _grade.grade)
+compare_variants = declared_api(COMMANDS["variants"], _variants.compare_variants)
+run_experiment = declared_api(COMMANDS["run"], _experiment.run_experiment)
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
            "grade", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",

@@ -102,7 +102,7 @@ def test_dice_alone_round_and_game_horizons_agree():
     """The game horizon plays the rest of the round with solo_optimal, now optimal at the score: its
     round penalty estimates the exact value, and both horizons say roll."""
     exact = 25508 / 3159
-    game = A.advise("dice", row="L L", alone=True, scores="10,0", horizon="game", n_rollouts=3000, seed=5)
+    game = A.advise("dice", row="L L", alone=True, scores="10,0", horizon="game", rollouts=3000, seed=5)
     t = game.table[game.table.metric == "penalty_per_round"].set_index("action")
     half = (t.loc["roll", "ci_high"] - t.loc["roll", "ci_low"]) / 2
     assert abs(t.loc["roll", "value"] - exact) < 1.5 * half
@@ -110,7 +110,7 @@ def test_dice_alone_round_and_game_horizons_agree():
 
 
 def test_dice_quit_is_exact_with_others_in_and_roll_is_estimated():
-    res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4", n_rollouts=2000)
+    res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4", rollouts=2000)
     t = res.table[res.table.metric == "penalty_per_round"].set_index("action")
     assert t.loc["quit", "value"] == t.loc["quit", "ci_low"] == t.loc["quit", "ci_high"] == 17.0
     assert t.loc["roll", "ci_low"] < t.loc["roll", "value"] < t.loc["roll", "ci_high"]
@@ -157,7 +157,7 @@ def _python_rollouts(hand, top, sizes, pile_n, actions, n_samples, seed):
 
 def test_kernel_roll_outs_agree_with_an_independent_reference_roll_out():
     hand, top, sizes, pile_n = [1, 3, 4, 6], 3, [2, 3], 6
-    res = A.advise("lama", hand="2 4 5 L", top="4", hand_sizes="2,3", pile=pile_n, n_rollouts=4000, seed=5)
+    res = A.advise("lama", hand="2 4 5 L", top="4", hand_sizes="2,3", pile=pile_n, rollouts=4000, seed=5)
     py = _python_rollouts(hand, top, sizes, pile_n, [3, 4, lama.DRAW, lama.QUIT], 1000, seed=9)
     names = {3: "play 4", 4: "play 5", lama.DRAW: "draw", lama.QUIT: "quit"}
     assert set(res.ranking) == set(names.values())
@@ -173,7 +173,7 @@ def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_f
     from llama_sim.rulesets import kadabra as K
 
     res = A.advise("kadabra", hand="1 2d 4 5 L", top="4", hand_sizes="4,5", pile=8, ones="3,2,5", tens="0,1,0",
-                   n_rollouts=3000, seed=2)
+                   rollouts=3000, seed=2)
     pos = res.position
     showman = parse_spec("kadabra", "showman")
     pol, par = showman.strategy.policy, np.append(showman.params, 0.0)
@@ -216,7 +216,7 @@ def test_dice_roll_value_is_exactly_the_position_kernel_with_always_roll():
     from llama_sim.rulesets import dice as D
     from llama_sim.core.stats import estimate
 
-    res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4 6", policy="always_roll", actions=["roll"], n_rollouts=3000,
+    res = A.advise("dice", row="2 5 L", rows="1 2 3;4 4 6", policy="always_roll", actions=["roll"], rollouts=3000,
                    seed=8)
     tally, _ = D.simulate_position(res.position.rows, res.position.llama_row,
                                    [parse_spec("dice", "always_roll")] * 3, 3000, seed=8)
@@ -225,7 +225,7 @@ def test_dice_roll_value_is_exactly_the_position_kernel_with_always_roll():
 
 def test_game_horizon_adds_win_rates_and_opponents_are_per_seat():
     res = A.advise("lama", hand="2 2 6 L", top="4", hand_sizes="3,5,1", pile=20, scores="0,12,5,30",
-                   horizon="game", opponents=["greedy", "smart", "threshold"], n_rollouts=400)
+                   horizon="game", opponents=["greedy", "smart", "threshold"], rollouts=400)
     t = res.table
     assert set(t.metric) >= {"win_rate", "win_rate_vs_best", "penalty_per_round"}
     wins = t[t.metric == "win_rate"].set_index("action").value

@@ -36,7 +36,7 @@ FIGURES = {
     "solve table": lambda: llama_sim.solve("dice", row="1 4 L", table=True).plot(),
     "simulate, games": lambda: llama_sim.simulate("lama", ["smart", "greedy", "greedy"], games=40).plot(),
     "advise": lambda: llama_sim.advise("lama", hand="2 2 6 L", top="4", hand_sizes="3,5,1", pile=20,
-                                       n_rollouts=200).plot(),
+                                       rollouts=200).plot(),
     "advise, one action": lambda: llama_sim.advise("lama", hand="1 2", top="3", hand_sizes="3", pile=0).plot(),
     "variants": lambda: llama_sim.compare_variants("party", ["chain", "greedy"], {"plain": {"pink_llama": "plain"}},
                                                    rounds=2000).plot(),

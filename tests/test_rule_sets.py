@@ -158,7 +158,7 @@ def test_advise_values_every_legal_action_and_quitting_exactly(game):
     advice = advice_of(get_game(game))
     pos = make_position(game, **advice.example)
     legal = {get_game(game).action_names[a] for a in advice.root_actions(pos)}
-    r = llama_sim.advise(game, n_rollouts=200, seed=4, **advice.example)
+    r = llama_sim.advise(game, rollouts=200, seed=4, **advice.example)
     values = r.table[r.table.metric == "penalty_per_round"].set_index("action")
     assert set(values.index) == legal and r.best in legal
     assert "quit" in legal  # every example position lets its player quit
@@ -184,11 +184,11 @@ def test_declared_position_options_are_the_advisors(game):
 def test_bad_positions_are_usage_errors(game):
     advice = advice_of(get_game(game))
     with pytest.raises(UsageError):
-        llama_sim.advise(game, n_rollouts=10, **{**advice.example, "scores": "1,2,3,4,5,6,7,8"})
+        llama_sim.advise(game, rollouts=10, **{**advice.example, "scores": "1,2,3,4,5,6,7,8"})
     with pytest.raises(UsageError):
-        llama_sim.advise(game, n_rollouts=10, **advice.example, no_such_key="x")
+        llama_sim.advise(game, rollouts=10, **advice.example, no_such_key="x")
     with pytest.raises(UsageError):
-        llama_sim.advise(game, n_rollouts=10, **advice.example, actions=["no such action"])
+        llama_sim.advise(game, rollouts=10, **advice.example, actions=["no such action"])
 
 
 @pytest.mark.parametrize("game", NAMES)

@@ -584,13 +584,19 @@ def _exact_result(pos: Position, acts: list[str], answer: ExactAnswer, horizon: 
 
 
 def advise(game: str, *, position_file=None, actions=None, policy=None, opponents=None, horizon="round",
-           n_rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1, threads=1,
+           rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1, threads=1, n_rollouts=None,
            **options) -> AdviceResult:
     """``llamasim advise`` as a library call: the position as keyword options (``hand``, ``top``,
     ``hand_sizes``, ``quit``, ``pile``, ``discard``, ``scores``; Kadabra ``ones``, ``tens``, ``magic``,
     ``stage``, ``show``; dice ``row``, ``llama_row``, ``rows``, ``alone``) or a TOML/JSON ``position_file``.
     Options the rule set declares (``RuleSet.options``: ``deck_file``, ``dice_layout``) set the rules.
-    Returns an ``AdviceResult`` (``table``, ``ranking``, ``best``, ``sentence``, ``plot()``)."""
+    Returns an ``AdviceResult`` (``table``, ``ranking``, ``best``, ``sentence``, ``plot()``).
+    ``n_rollouts`` is the old name of ``rollouts`` (the command line's and the spec's)."""
+    if n_rollouts is not None:
+        import warnings
+
+        warnings.warn("advise(n_rollouts=...) is now advise(rollouts=...)", DeprecationWarning, stacklevel=3)
+        rollouts = n_rollouts if rollouts is None else rollouts
     rule_set = get_game(game)
     rule_options = {k: v for k, v in options.items() if k in rule_set.options and v is not None}
     position = {k: v for k, v in options.items() if k not in rule_set.options}
@@ -602,5 +608,5 @@ def advise(game: str, *, position_file=None, actions=None, policy=None, opponent
     counts = advice_of(rule_set).deck_counts(rule_set.config(**rule_options)) if rule_options else None
     pos = make_position(game, deck_counts=counts, **position)
     return advise_position(pos, actions=actions, policy=policy, opponents=opponents, horizon=horizon,
-                           n_rollouts=n_rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
+                           n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
                            threads=threads, **rule_options)

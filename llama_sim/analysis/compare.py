@@ -16,16 +16,15 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.registry import with_values
-from llama_sim.core.arguments import DEFAULT_MAX_ROUNDS  # noqa: F401  (callers took it from here)
+from llama_sim.core.commands import (  # noqa: F401  (callers take the limits from here)
+    DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS, MAX_SWEEP_GRID, MAX_SWEEP_VALUES, SWEEP,
+)
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game, solvable_names
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.run.backends import run
 from llama_sim.run.simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
 
-DEFAULT_ROUNDS = 100_000
-MAX_SWEEP_VALUES = 200
-MAX_SWEEP_GRID = 400
 
 
 # ------------------------------------------------------------------------------------ progress
@@ -84,16 +83,10 @@ def note(quiet: bool, text: str) -> None:
 
 # ------------------------------------------------------------------------------------ helpers
 
-def game_options(dice_layout: Optional[str] = None, deck_file: Optional[Path] = None, **rule_options) -> dict:
-    """The rule-set options given (None: not given), for ``RuleSet.config``: ``dice_layout``,
-    ``deck_file`` and the rule variants by name (party ``pink_llama``, ``plus_cards``; kadabra
-    ``magic_token``, ``magic_show``), which the rule set checks."""
-    options = {k: v for k, v in rule_options.items() if v is not None}
-    if dice_layout is not None:
-        options["dice_layout"] = dice_layout
-    if deck_file is not None:
-        options["deck_file"] = deck_file
-    return options
+def game_options(**rule_options) -> dict:
+    """The rule-set options given (None: not given), for ``RuleSet.config``, which checks them: each
+    rule set declares its own (``RuleSet.options``)."""
+    return {k: v for k, v in rule_options.items() if v is not None}
 
 
 def play_mode(rounds: Optional[int], games: Optional[int]) -> tuple[bool, int]:
@@ -362,8 +355,7 @@ class SolveResult:
 # ------------------------------------------------------------------------------------ functions
 
 def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, games: Optional[int] = None,
-             seed: int = 1, threads: Optional[int] = None, dice_layout: Optional[str] = None,
-             deck_file: Optional[Path] = None, strategies_file: Optional[Path] = None,
+             seed: int = 1, threads: Optional[int] = None, strategies_file: Optional[Path] = None,
              quiet: bool = False, **rule_options) -> SimulateResult:
     """Play a fixed line-up (``seats[0]`` starts; each entry ``name`` or ``name:k=v,k=v``) and
     report each seat: ``llamasim simulate --game G -s A -s B ...``. ``rule_options``: rule
@@ -372,7 +364,7 @@ def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, g
     load_strategies(strategies_file)
     games_mode, count = play_mode(rounds, games)
     players = [registry.parse_spec(spec.name, s) for s in seats]
-    plan = seat_plan(spec, players, games_mode, spec.config(**game_options(dice_layout, deck_file, **rule_options)))
+    plan = seat_plan(spec, players, games_mode, spec.config(**game_options(**rule_options)))
     tally = _execute(plan, count, seed, threads, quiet)
     unit = "games" if games_mode else "rounds"
     header = (f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
@@ -396,7 +388,7 @@ def check_run_options(precision, max_rounds, threads, workers) -> int:
 
 
 def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, seed, precision, max_rounds,
-                 metrics, backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                 metrics, backend, scheduler, workers, threads, strategies_file, quiet,
                  rule_options=None):
     from llama_sim.run.backends import make_backend
     from llama_sim.run.simulate import (
@@ -413,7 +405,7 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
     metrics = compared_metrics(games_mode, list(metrics) if metrics else None)
     max_rounds = check_run_options(precision, max_rounds, threads, workers)
     entries = [registry.parse_spec(spec.name, s) for s in strategies]
-    cfg = spec.config(**game_options(dice_layout, deck_file, **(rule_options or {})))
+    cfg = spec.config(**game_options(**(rule_options or {})))
     count = count if (given or precision is None) else None
     if seat_effects:
         if isinstance(players, int) or players is None:
@@ -452,7 +444,6 @@ def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = No
             games: Optional[int] = None, seed: int = 1, precision: Optional[float] = None,
             max_rounds: Optional[int] = None, metrics: Optional[Sequence[str]] = None, backend: str = "local",
             scheduler: Optional[str] = None, workers: Optional[int] = None, threads: Optional[int] = None,
-            dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
             strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> CompareResult:
     """Compare strategies on the same deals, every strategy in every seat (the balanced design of
     ``llama_sim.simulate``): ``llamasim compare --game G [--players N] A B ...``.
@@ -462,7 +453,7 @@ def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = No
     batches until every covered 95% half-width is at most this (``max_rounds`` caps it);
     ``rule_options``: rule variants by name (``pink_llama="plain"``, ``magic_show="off"``, ...)."""
     return _compare_run(game, strategies, False, players, rounds, games, seed, precision, max_rounds, metrics,
-                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                        backend, scheduler, workers, threads, strategies_file, quiet,
                         rule_options)
 
 
@@ -470,64 +461,25 @@ def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Uni
                rounds: Optional[int] = None, games: Optional[int] = None, seed: int = 1,
                precision: Optional[float] = None, max_rounds: Optional[int] = None,
                metrics: Optional[Sequence[str]] = None, backend: str = "local", scheduler: Optional[str] = None,
-               workers: Optional[int] = None, threads: Optional[int] = None, dice_layout: Optional[str] = None,
-               deck_file: Optional[Path] = None, strategies_file: Optional[Path] = None,
+               workers: Optional[int] = None, threads: Optional[int] = None, strategies_file: Optional[Path] = None,
                quiet: bool = False, **rule_options) -> SeatTableResult:
     """Seat effects (e.g. the first-player advantage): every seat plays the same strategy, for each
     strategy given and each player count (default every count the rule set allows; ``players``
     may be one count or a list): ``llamasim compare --game G --seat-table A [--players N]``."""
     return _compare_run(game, strategies, True, players, rounds, games, seed, precision, max_rounds, metrics,
-                        backend, scheduler, workers, threads, dice_layout, deck_file, strategies_file, quiet,
+                        backend, scheduler, workers, threads, strategies_file, quiet,
                         rule_options)
 
 
-def sweep_values(param: str) -> tuple[str, np.ndarray]:
-    """``k=lo:hi:step`` -> (k, values lo, lo+step, ..., hi)."""
-    key, eq, spec = param.partition("=")
-    parts = spec.split(":")
-    if not eq or not key.strip() or len(parts) != 3:
-        raise UsageError(f"--param '{param}' must look like k=lo:hi:step, e.g. quit_at=0:20:2")
-    try:
-        lo, hi, step = (float(x) for x in parts)
-    except ValueError:
-        raise UsageError(f"--param '{param}': lo, hi and step must be numbers") from None
-    if not all(np.isfinite([lo, hi, step])):
-        raise UsageError(f"--param '{param}': lo, hi and step must be finite numbers")
-    if step <= 0 or hi < lo:
-        raise UsageError(f"--param '{param}': need step > 0 and lo <= hi")
-    span = np.floor((hi - lo) / step + 1e-9)  # inf for a step like 1e-320: checked before int()
-    if not span < MAX_SWEEP_VALUES:
-        raise UsageError(f"--param '{param}' gives {span + 1:g} values; at most {MAX_SWEEP_VALUES}")
-    count = int(span) + 1
-    if count > MAX_SWEEP_VALUES:
-        raise UsageError(f"--param '{param}' gives {count} values; at most {MAX_SWEEP_VALUES}")
-    return key.strip(), lo + step * np.arange(count)
-
-
 def _sweep_axes(param) -> list[tuple[str, np.ndarray]]:
-    """One or two axes from ``k=lo:hi:step`` strings or a ``{name: values}`` mapping."""
-    if isinstance(param, str):
-        items = [sweep_values(param)]
-    elif isinstance(param, dict):
-        items = [(str(k), np.asarray(v, dtype=np.float64).ravel()) for k, v in param.items()]
-        for k, v in items:
-            if len(v) == 0:
-                raise UsageError(f"--param {k}: no values")
-    else:
-        items = [sweep_values(p) for p in param]
-    if not 1 <= len(items) <= 2:
-        raise UsageError(f"sweep takes one or two --param, not {len(items)}")
-    if len(items) == 2 and items[0][0] == items[1][0]:
-        raise UsageError(f"--param {items[0][0]} is given twice")
-    size = int(np.prod([len(v) for _, v in items]))
-    if size > MAX_SWEEP_GRID:
-        raise UsageError(f"the sweep grid has {size} points; at most {MAX_SWEEP_GRID}")
-    return items
+    """One or two axes from the declared grid (``core.commands``: ``k=lo:hi:step`` strings or a
+    ``{name: values}`` table)."""
+    grid = SWEEP.param("param").read(param)
+    return [(k, np.asarray(v, dtype=np.float64)) for k, v in grid.items()]
 
 
 def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: int = 4,
           rounds: Optional[int] = None, games: Optional[int] = None, seed: int = 1, threads: Optional[int] = None,
-          dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
           strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> SweepResult:
     """Sweep one or two parameters of ``strategy`` against fixed opponents ``vs`` (default: the
     strategy at its defaults), every value on the same deals: ``llamasim sweep --game G --strategy S
@@ -547,7 +499,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
             raise UsageError(f"{spec.name} strategy '{base.strategy.name}' has no parameter '{key}' "
                              f"(parameters: {known})")
     opponents = [registry.parse_spec(spec.name, v) for v in vs] or [registry.parse_spec(spec.name, base.strategy.name)]
-    cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
+    cfg = spec.config(**game_options(**rule_options))
     name, _, rest = strategy.partition(":")
     keys = [k for k, _ in axes]
     fixed = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() not in keys]

@@ -212,8 +212,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
            players: Union[None, int, Sequence[int]] = None, rounds: Optional[int] = None,
                games: Optional[int] = None, seed: int = 1, metrics: Optional[Sequence[str]] = None,
                backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
-               threads: Optional[int] = None, dice_layout: Optional[str] = None, deck_file: Optional[Path] = None,
-               strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> LeagueResult:
+               threads: Optional[int] = None, strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> LeagueResult:
     """Every strategy against every other at each player count (default every count the rule set
     allows; ``strategies="all"``: the built-in ones): at ``N`` players every line-up of ``N`` of the
     strategies is a ``compare`` on its own seed, ``games`` (or ``rounds``) being the total per count.
@@ -225,9 +224,9 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     spec = get_game(game)
     load_strategies(strategies_file)
     check_seed(seed)
-    if isinstance(strategies, str):
-        strategies = registry.builtin_strategies(spec.name) if strategies == "all" else [strategies]
-    strategies = list(strategies)
+    strategies = [strategies] if isinstance(strategies, str) else list(strategies)
+    if strategies == ["all"]:
+        strategies = registry.builtin_strategies(spec.name)
     if len(strategies) < 2:
         raise UsageError("a league needs at least two strategies")
     entries = [registry.parse_spec(spec.name, s) for s in strategies]
@@ -247,7 +246,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         raise UsageError(f"the number of rounds or games must be positive, not {total}")
     compared = compared_metrics(games_mode, list(metrics) if metrics else None)
     check_run_options(None, None, threads, workers)
-    cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
+    cfg = spec.config(**game_options(**rule_options))
     metrics_all = stats.REPORTED["game" if games_mode else "round"]
     what = "games" if games_mode else "rounds"
     z = stats.z_value(LEVEL)

@@ -476,7 +476,7 @@ def _split_specs(text: str) -> list[str]:
 
 def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_000, metric: str = "win_rate",
          seed: int = 1, threads: int | None = None, candidates: int | None = None,
-         cfg: np.ndarray | None = None, dice_layout=None, deck_file=None, **rule_options) -> TuneResult:
+         cfg: np.ndarray | None = None, **rule_options) -> TuneResult:
     """Tune every parameter of ``strategy`` at once under noise (``llamasim tune``): a race on common
     deals against ``vs`` (strategy specs, comma-separated, or ``"self"``), the pick re-measured on
     fresh deals against the start; see the module docstring. ``strategy`` is a name, or ``name:k=v``
@@ -485,7 +485,7 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
     ``plot()``)."""
     spec = game if isinstance(game, RuleSet) else get_game(game)
     if cfg is None:
-        cfg = spec.config(**game_options(dice_layout, deck_file, **rule_options))
+        cfg = spec.config(**game_options(**rule_options))
     if metric not in METRICS:
         raise UsageError(f"--metric {metric}: choose win_rate or penalty_per_round")
     if not spec.min_players <= players <= spec.max_players:

@@ -181,6 +181,74 @@ rule_set_options = declared_options(rule_set_option_help)  # --dice-layout, --de
 position_options = declared_options(position_option_help)  # advise: --hand, --row, --ones, ...
 
 
+def _help(p) -> str:
+    """A parameter's help, with its default where the help does not say it."""
+    default = p.default
+    if default in (None, False, [], ()) or "default" in p.help.lower():
+        return p.help
+    shown_default = ",".join(map(str, default)) if isinstance(default, (list, tuple)) else default
+    return f"{p.help} (default {shown_default})"
+
+
+def _typer_parameter(p) -> inspect.Parameter:
+    """The Typer option (or argument) of a declared parameter. Values arrive as text and are read by
+    the declaration (``Param.read(text=True)``), so a wrong value gets the API's and the spec's words."""
+    names = [n for n in (p.cli_flag, p.short) if n]
+    if p.kind == "bool":
+        annotation, default = bool, typer.Option(False, *names, help=_help(p))
+    elif p.repeated and p.cli_flag is None:
+        annotation = list[str]
+        default = typer.Argument(... if p.required else None, help=_help(p), metavar=p.metavar, show_default=False)
+    elif p.repeated:
+        annotation = Optional[list[str]]
+        default = typer.Option(... if p.required else None, *names, help=_help(p), metavar=p.metavar,
+                               show_default=False)
+    elif p.cli_flag is None:
+        annotation = Optional[str]
+        default = typer.Argument(... if p.required else None, help=_help(p), metavar=p.metavar or "VALUE",
+                                 show_default=False)
+    else:
+        metavar = p.metavar or {"int": "N", "float": "X", "path": "PATH", "counts": "N"}.get(p.kind, "TEXT")
+        annotation = Optional[str]
+        default = typer.Option(... if p.required else None, *names, help=_help(p), metavar=metavar,
+                               show_default=False)
+    return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+
+
+def declared(command_name: str):
+    """A decorator giving a command the options of its declaration (``core.commands``) that it does
+    not write itself; they reach it read and checked, by their declared names (only those given)."""
+    from llama_sim.core.commands import COMMANDS
+
+    command_decl = COMMANDS[command_name]
+
+    def decorate(command):
+        signature = inspect.signature(command)
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in signature.parameters.values()
+               if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        rest = [p for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+        own_names = {p.name for p in own}
+        params = [p for p in command_decl.params if p.cli_flag != "" and p.name not in own_names]
+        added = [_typer_parameter(p) for p in params]
+
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            for p in params:
+                value = kwargs.pop(p.name, None)
+                if value in (None, False, []) and not p.required:
+                    continue
+                if p.sep and isinstance(value, str):  # "a,b,c" on the command line
+                    value = [item for item in value.split(p.sep) if item.strip()] or value
+                kwargs[p.name] = p.read(value, text=True)
+            return command(*args, **kwargs)
+
+        positional = [p for p in added if p.default.__class__.__name__ == "ArgumentInfo"]
+        options = [p for p in added if p not in positional]
+        run.__signature__ = signature.replace(parameters=positional + own + options + rest)
+        return run
+    return decorate
+
+
 def num(value, digits: int = 4, sign: bool = False) -> str:
     import math
 

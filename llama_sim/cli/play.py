@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from llama_sim.cli.app import (
-    TERMINAL_WIDTH, FormatOpt, ForceOpt, GameOpt, GamesOpt, OutOpt, PlotOpt, QuietOpt, RoundsOpt, SeedOpt,
-    StratFileOpt, ThreadsOpt,
-    aligned, app, check_plot, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
+    TERMINAL_WIDTH, FormatOpt, ForceOpt, OutOpt, PlotOpt,
+    aligned, app, check_plot, declared, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
 )
-from llama_sim.core.arguments import DEFAULT_MAX_ROUNDS
+from llama_sim.core.commands import COMMANDS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.output import check_format, emit
 from llama_sim.core.ruleset import all_games, get_game
@@ -27,19 +26,13 @@ if TYPE_CHECKING:
 
 @app.command()
 @rule_set_options
-def simulate(
-    game: str = GameOpt,
-    seat: list[str] = typer.Option(..., "--seat", "-s", help="Strategy of the next seat (repeat per seat): name or name:k=v,k=v."),
-    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
-    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
-    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
-    **rule_options,
-):
+@declared("simulate")
+def simulate(fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, **params):
     """Play a fixed line-up (seat 0 starts) and report each seat's results."""
     from llama_sim import api
 
-    setup(game, strategies_file, quiet, fmt, out, force)
-    r = api.simulate(game, seat, rounds=rounds, games=games_, seed=seed, threads=threads, quiet=quiet, **rule_options)
+    setup(params["game"], params.get("strategies_file"), params.get("quiet", False), fmt, out, force)
+    r = api.simulate(**params)
     emit(r.results, fmt, out, preamble=r.header, force=force)
 
 
@@ -192,26 +185,15 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
 
 @app.command()
 @rule_set_options
+@declared("compare")
 def compare(
-    game: str = GameOpt,
-    players: Optional[int] = typer.Option(None, "--players", "-p", help="Players at the table (default 4; with --seat-table: every count the game allows)."),
-    strategy: list[str] = typer.Argument(..., help="Strategies to compare: name or name:k=v,k=v ('all' with --league: every built-in one)."),
-    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
-    precision: Optional[float] = typer.Option(None, "--precision", help="Play in batches until every covered 95% interval's half-width is at most this."),
-    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help=f"With --precision: stop at this many rounds (games with --games) per table even if not precise (default {DEFAULT_MAX_ROUNDS})."),
-    metric: list[str] = typer.Option([], "--metric", help="Compared metric (repeatable): gets paired differences, a ranking and the --precision target. Default penalty_per_round, plus win_rate with --games."),
     seat_table: bool = typer.Option(False, "--seat-table", help="Seat effects instead: every seat plays the same strategy, for each strategy given and each player count."),
     league: bool = typer.Option(False, "--league", help="A league instead: at each player count (--players, default all) every line-up of that many of the strategies ('all': every built-in one); --games/--rounds is the total per count. Tables: results, paired, ranking, strongest, lineups."),
     view: Optional[str] = typer.Option(None, "--view", help="results, paired, ranking (seats with --seat-table) or all. Default: all for --format table, results for csv/json."),
-    backend: str = typer.Option("local", "--backend", help="local (threads) or dask (needs the dask extra)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: start a LocalCluster on this machine)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Dask LocalCluster worker processes (default: one per core)."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="local: threads (default all cores); dask LocalCluster: threads per worker (default 1). Results do not depend on it."),
     fmt: str = FormatOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
-    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
-    plot: Optional[Path] = PlotOpt,
-    **rule_options,
+    force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
+    **params,
 ):
     """Compare strategies on the same deals, every strategy in every seat.
 
@@ -275,17 +257,16 @@ def compare(
     from llama_sim import api
     from llama_sim.analysis.compare import note
 
-    setup(game, strategies_file, quiet, fmt, out, force)
+    quiet = params.get("quiet", False)
+    setup(params["game"], params.get("strategies_file"), quiet, fmt, out, force)
     if league:
-        if seat_table or precision is not None or max_rounds is not None:
+        if seat_table or "precision" in params or "max_rounds" in params:
             raise UsageError("--league takes --rounds or --games (the total per player count), not "
                              + ("--seat-table" if seat_table else "--precision/--max-rounds"))
         views = _compare_views(view, fmt, False, league=True)
         paths = out_paths(out, LEAGUE_TABLES, force)
         check_plot(plot, force)
-        r = api.league(game, "all" if strategy == ["all"] else strategy, players=players, rounds=rounds, games=games_,
-                       seed=seed, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
-                       threads=threads, quiet=quiet, **rule_options)
+        r = api.league(**params)
         if fmt == "table" and view is None:  # the readable league: strongest per count, then the rankings
             _emit_compare({t: getattr(r, t) for t in r.tables}, (), fmt, paths, r.run, r.text, force)
         else:
@@ -295,11 +276,8 @@ def compare(
     views = _compare_views(view, fmt, seat_table)
     paths = out_paths(out, ("results", "seats") if seat_table else ("results", "paired", "ranking"), force)
     check_plot(plot, force)
-    run_compare = api.seat_table if seat_table else api.compare
-    r = run_compare(game, strategy, players=players, rounds=rounds, games=games_, seed=seed, precision=precision,
-                    max_rounds=max_rounds, metrics=metric, backend=backend, scheduler=scheduler, workers=workers,
-                    threads=threads, quiet=quiet, **rule_options)
-    if precision is not None and fmt != "table":
+    r = (api.seat_table if seat_table else api.compare)(**params)
+    if "precision" in params and fmt != "table":
         note(quiet, r.header.rsplit("\n", 1)[-1])
     tables = {name: getattr(r, name) for name in r.tables}
     _emit_compare(tables, views, fmt, paths, r.run, r.header, force)
@@ -308,12 +286,8 @@ def compare(
 
 
 @app.command()
-def bench(
-    game: Optional[str] = typer.Option(None, "--game", "-g", help="Only this rule set (default: all)."),
-    rounds: int = typer.Option(400_000, "--rounds", help="Rounds for the kernel timing."),
-    reference_rounds: int = typer.Option(2_000, "--reference-rounds", help="Rounds for the reference-engine timing."),
-    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, quiet: bool = QuietOpt,
-):
+@declared("bench")
+def bench(fmt: str = FormatOpt, **params):
     """Rounds per second of each kernel and of its reference engine on the same work
     (with LLAMA_SIM_KERNEL=generic: the generic kernels only, no line-up kernel compiled)."""
     import pandas as pd
@@ -321,11 +295,11 @@ def bench(
     from llama_sim.analysis.bench import bench_game
 
     check_format(fmt)
-    compile_notice(quiet)
-    if rounds <= 0 or reference_rounds <= 0:
-        raise UsageError("--rounds and --reference-rounds must be positive")
-    names = [get_game(game).name] if game else list(all_games())
-    df = pd.DataFrame([bench_game(get_game(g), rounds, reference_rounds, threads) for g in names])
+    values = COMMANDS["bench"].read(params)
+    compile_notice(values["quiet"])
+    names = [get_game(values["game"]).name] if values["game"] else list(all_games())
+    df = pd.DataFrame([bench_game(get_game(g), values["rounds"], values["reference_rounds"], values["threads"])
+                       for g in names])
     emit(df, fmt, None, readable_text=_readable_bench(df))
 
 
@@ -366,18 +340,9 @@ def _readable_bench(df: pd.DataFrame) -> str:
 
 @app.command()
 @rule_set_options
-def sweep(
-    game: str = GameOpt,
-    strategy: str = typer.Option(..., "--strategy", help="The strategy whose parameter is swept (name or name:k=v)."),
-    param: list[str] = typer.Option(..., "--param", help="Parameter range k=lo:hi:step, e.g. quit_at=0:20:1; give it twice for a 2-D grid."),
-    vs: list[str] = typer.Option([], "--vs", help="Opponent strategies (repeatable; default: the swept strategy at its defaults)."),
-    players: int = typer.Option(4, "--players", "-p", help="Number of players at the table."),
-    rounds: Optional[int] = RoundsOpt, games_: Optional[int] = GamesOpt, seed: int = SeedOpt,
-    threads: Optional[int] = ThreadsOpt, fmt: str = FormatOpt, out: Optional[Path] = OutOpt,
-    force: bool = ForceOpt, quiet: bool = QuietOpt, strategies_file: Optional[Path] = StratFileOpt,
-    plot: Optional[Path] = PlotOpt,
-    **rule_options,
-):
+@declared("sweep")
+def sweep(fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, plot: Optional[Path] = PlotOpt,
+          **params):
     """Sweep one parameter against fixed opponents (same deals for every value) and find the best.
 
     Each value plays a rotated comparison against the opponents on the same seed, so values are
@@ -387,10 +352,9 @@ def sweep(
     columns param2 and param2_value; --plot draws a heatmap)."""
     from llama_sim import api
 
-    setup(game, strategies_file, quiet, fmt, out, force)
+    setup(params["game"], params.get("strategies_file"), params.get("quiet", False), fmt, out, force)
     check_plot(plot, force)
-    r = api.sweep(game, strategy, param, vs=vs, players=players, rounds=rounds, games=games_, seed=seed,
-                  threads=threads, quiet=quiet, **rule_options)
+    r = api.sweep(**params)
     emit(r.results, fmt, out, preamble=r.header, readable_text=r.text, force=force)
     save_plot(r, plot, fmt, force)
 

@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from llama_sim.cli.app import FormatOpt, GameOpt, QuietOpt, app, compile_notice
+from llama_sim.cli.app import FormatOpt, GameOpt, QuietOpt, app, compile_notice, declared
+from llama_sim.core.commands import COMMANDS
 from llama_sim.core.output import check_format
 from llama_sim.core.ruleset import get_game
 
@@ -45,13 +46,8 @@ def _report(spec, out: Optional[Path], scale: float, force: bool, quiet: bool, f
 
 
 @app.command("run")
-def run_spec(
-    spec: Path = typer.Argument(..., help="An experiment spec, e.g. experiments/lama-quit-threshold.toml."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Report folder (default reports/<name>)."),
-    scale: float = ScaleOpt,
-    force: bool = typer.Option(False, "--force", help="Replace the report folder if it exists."),
-    quiet: bool = QuietOpt, fmt: str = FormatOpt,
-):
+@declared("run")
+def run_spec(fmt: str = FormatOpt, **params):
     """Run an experiment spec (TOML) and write its report folder.
 
     \b
@@ -59,7 +55,9 @@ def run_spec(
     tables/ (CSV and Parquet), plots/ (PNG and SVG), report.md, a
     self-contained report.html and run.json (command, seed, version, git
     commit, rule-set options, timings). Same spec and seed: same tables."""
-    _report(spec, out, scale, force, quiet, fmt, f"llamasim run {spec}" + _report_options(out, scale))
+    values = COMMANDS["run"].read(params)
+    spec, out, scale = values["spec"], values["out"], values["scale"]
+    _report(spec, out, scale, values["force"], values["quiet"], fmt, f"llamasim run {spec}" + _report_options(out, scale))
 
 
 @app.command("report")

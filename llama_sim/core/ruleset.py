@@ -77,6 +77,8 @@ class RuleSet:
     position_help: dict[str, str] | None = None
     position_flags: frozenset[str] = frozenset()
     option_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # option -> every value it names
+    # options whose value is a file: a spec's path is read relative to the spec file, not the current folder
+    file_options: frozenset[str] = frozenset()
     bench_strategy: str = "greedy"  # the strategy all seats play in ``llamasim bench``
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.

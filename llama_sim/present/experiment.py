@@ -72,10 +72,12 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from llama_sim.core.commands import Problem
 from llama_sim.core.errors import UsageError
 from llama_sim.present.report import ExperimentResult, check_out_dir, default_out, write_report
 from llama_sim.present.spec import (
-    COUNT_KEYS, TOP_KEYS, Checker, Spec, SpecError, Step, check_distinct_line_up, type_name,
+    COUNT_KEYS, MAX_STEP_NAME, TOP_KEYS, Checker, Spec, SpecError, Step, check_step, step_command, step_keys,
+    type_name,
 )
 from llama_sim.present.step_options import STEP_OPTION_KEYS, check_step_options, step_rules_json, step_spec
 from llama_sim.present.steps import STEP_KINDS, StepOutcome, run_option_grid
@@ -128,8 +130,8 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
     options = dict(options)
     for key, value in options.items():
         check.string(f"options.{key}", value)
-    if "deck_file" in options:
-        options["deck_file"] = folder / options["deck_file"]
+    for key in game.file_options & set(options):  # read relative to the spec, wherever it is run from
+        options[key] = folder / options[key]
     try:
         game.config(**options)
     except UsageError as exc:
@@ -155,8 +157,6 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         kind = check.string(f"{where}kind", step["kind"])
         if kind not in STEP_KINDS:
             check.fail(f"{where}kind", f"unknown step kind '{kind}' (use {', '.join(STEP_KINDS)})")
-        entry = STEP_KINDS[kind]
-        check.unknown(where, step, entry.keys | STEP_OPTION_KEYS | {"game"})
         step_game, spec_options = game, options
         if "game" in step:  # a step of another rule set: the spec's rule-set options are not its own
             try:
@@ -164,22 +164,23 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
             except UsageError as exc:
                 check.fail(f"{where}game", str(exc))
             spec_options = {} if step_game is not game else options
+        check.unknown(where, step, step_keys(kind, step_game) | STEP_OPTION_KEYS | {"kind", "name", "title", "game"})
         step_name = check.string(f"{where}name", step["name"]) if "name" in step else f"{i + 1}-{kind}"
         if not all(c.isalnum() or c in "-_" for c in step_name):
             check.fail(f"{where}name", f"'{step_name}' may hold only letters, digits, - and _")
+        if len(step_name) > MAX_STEP_NAME:
+            check.fail(f"{where}name", f"is {len(step_name)} characters long; at most {MAX_STEP_NAME} (it names files)")
         if step_name in names:
             check.fail(f"{where}name", f"'{step_name}' is used by another step")
         names.add(step_name)
         title = check.string(f"{where}title", step["title"]) if "title" in step else kind.replace("_", " ")
         step_options, option_grid = check_step_options(check, where, step, spec_options, folder, step_game)
-        seen = raw if step_options is None else {**raw, "options": {**raw.get("options", {}), **step.get("options", {})}}
-        args = entry.check(check, where, step, seen, defaults, step_game)
-        check_distinct_line_up(check, where, kind, args, step_game)
-        step_rules = spec_options if step_options is None else step_options
-        variant_keys = sorted((set(step_rules) | set(option_grid)) - {"dice_layout", "deck_file"})
-        if kind in ("advise", "chart") and variant_keys:  # their positions and kernels play the rulebook
-            check.fail(f"options.{variant_keys[0]}", f"rule variants apply to compare, league, seat_table, sweep, "
-                                                    f"simulate, tune and variants steps, not to {kind} (steps[{i}])")
+        rules = spec_options if step_options is None else step_options
+        if not step_command(kind).rule_options and (rules or option_grid):
+            key = f"{where}options" if STEP_OPTION_KEYS & set(step) else "options"
+            check.fail(key, f"a {kind} step plays the rule set's own rules and takes no rule-set options "
+                            f"(steps[{i}])")
+        args = check_step(check, where, kind, step, rules, defaults, step_game)
         steps.append(Step(kind, step_name, title, args, step_options, option_grid,
                           None if step_game is game else step_game.name))
     return Spec(name, question, game.name, seed, options, steps, label, raw, strategies_file, terms, reading)
@@ -220,6 +221,9 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
     if not (isinstance(scale, (int, float)) and math.isfinite(scale) and 0 < scale <= 1000):
         raise UsageError(f"--scale must be a positive number (at most 1000), not {scale}")
     spec = spec if isinstance(spec, Spec) else load_spec(spec)
+    check_scaled(spec, scale)
+    if write:
+        check_parquet()
     if out is None:
         out = default_out(spec)
         if write:
@@ -263,6 +267,29 @@ def run_experiment(spec, *, out: Optional[Path] = None, scale: float = 1.0, forc
     if write:
         write_report(result, out, force)
     return result
+
+
+def check_scaled(spec: Spec, scale: float) -> None:
+    """Every step's sizes after ``--scale`` within what its command accepts, before step 1 runs."""
+    if scale == 1:
+        return
+    for i, step in enumerate(spec.steps):
+        command = step_command(step.kind)
+        for name, value in STEP_KINDS[step.kind].scale(step.args, scale).items():
+            if name in command.names and name not in ("players", "precision") and value != step.args.get(name):
+                try:
+                    command.param(name).read(value)
+                except Problem as exc:
+                    raise SpecError(f"{spec.source}: steps[{i}].{command.param(name).key}: {exc.problem} "
+                                    f"(after --scale {scale:g})") from None
+
+
+def check_parquet() -> None:
+    """A report writes its tables as Parquet too: say so before any work if pyarrow is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise UsageError("writing a report needs pyarrow for its Parquet tables (pip install pyarrow)")
 
 
 def _jsonable(args: dict) -> dict:

@@ -1,6 +1,8 @@
 """What an experiment spec holds and how its parts are checked: the ``Spec`` and ``Step`` records,
-the ``Checker`` that names the offending key in every error, and each step kind's validation (its
-keys in, the API keyword arguments out), so a spec fails before anything runs."""
+the ``Checker`` that names the offending key in every error, and a step's validation, derived from
+its command's declaration (``core.commands``): a step's keys are the command's parameters, read with
+the same words as the command line and the API, then what only the rule set and the strategy
+registry can check (strategies, metrics, a position), so a spec fails before anything runs."""
 from __future__ import annotations
 
 import math
@@ -10,12 +12,9 @@ from typing import Optional
 
 import numpy as np
 
-from llama_sim.analysis.advise import MAX_ROLLOUTS
-from llama_sim.analysis.compare import MAX_SWEEP_GRID, game_options, sweep_values
-from llama_sim.run.simulate import MAX_PLAYS
-from llama_sim.core.advice import advice_of
+from llama_sim.analysis.compare import game_options
+from llama_sim.core.commands import COMMANDS, MAX_PLAYS, Command, Problem, default_players
 from llama_sim.core.errors import UsageError
-from llama_sim.core.position import LAST_SCORE
 from llama_sim.core.ruleset import solvable_names
 
 TOP_KEYS = {"name", "question", "game", "seed", "options", "strategies_file", "steps",
@@ -72,6 +71,8 @@ class Checker:
             self.fail(key, f"must be a string, not {type_name(value)}")
         if not value.strip():
             self.fail(key, "must not be empty")
+        if "\0" in value:
+            self.fail(key, "must not hold a NUL character")
         return value
 
     def integer(self, key: str, value, low: int = 1, high: int = MAX_PLAYS) -> int:
@@ -139,174 +140,160 @@ class Checker:
                 self.fail(f"{where}{key}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
 
 
-def _strategies(check: Checker, key: str, value, game) -> list[str]:
+
+# A step kind is a command (``core.commands``), under the name the spec uses.
+STEP_COMMANDS = {"compare": "compare", "league": "league", "seat_table": "seat_table", "sweep": "sweep",
+                 "solve": "solve", "simulate": "simulate", "advise": "advise", "chart": "chart", "tune": "tune",
+                 "grade": "grade", "variants": "variants"}
+# A list of player counts runs a compare step once per count.
+PER_COUNT = {"compare"}
+# The defaults a step always carries: its run's size (scaled by --scale, named in its method line).
+FILLED = {"chart": ("games",), "grade": ("decisions", "rollouts"), "tune": ("budget",), "sweep": ("vs",),
+          "league": ("strategies",)}
+MAX_STEP_NAME = 100  # a step's name names its files (name + table + suffix): well within any file system's 255
+
+
+def step_command(kind: str) -> Command:
+    return COMMANDS[STEP_COMMANDS[kind]]
+
+
+def step_keys(kind: str, game) -> set[str]:
+    """The keys a step of ``kind`` takes: its command's parameters, and a position's for advise."""
+    command = step_command(kind)
+    keys = {p.key for p in command.params if p.key is not None}
+    if command.position and game.advice is not None:
+        keys |= set(game.advice_position_help()[0])
+    return keys
+
+
+def _key_of(command: Command, name: str) -> str:
+    try:
+        return command.param(name).key or name
+    except KeyError:
+        return name
+
+
+def _strategy_names(check: Checker, key: str, names: list[str], game, listed: bool) -> list[str]:
+    """Each name a strategy the registry knows, with legal values (a strategies file's policy compiles
+    now, not after earlier steps ran); ``listed``: the spec gave a list (the key names the entry)."""
     from llama_sim.core import registry
 
-    if value == "all":  # the built-in strategies only, never ones a strategies file added
+    if names == ["all"]:  # the built-in strategies only, never ones a strategies file added
         return registry.builtin_strategies(game.name)
-    names = check.strings(key, value)
     for i, s in enumerate(names):
         try:
             player = registry.parse_spec(game.name, s)
-            if player.strategy.user:  # a strategies file's policy compiles now, not after earlier steps ran
+            if player.strategy.user:
                 player.strategy.policy
         except UsageError as exc:
-            check.fail(f"{key}[{i}]" if isinstance(value, list) else key, str(exc))
+            check.fail(f"{key}[{i}]" if listed else key, str(exc))
     return names
 
 
-def _counts(check: Checker, where: str, step: dict, defaults: dict) -> dict:
-    """rounds | games | precision (+ max_rounds) of a step, else of the spec's defaults."""
-    own = {k: step[k] for k in COUNT_KEYS if k in step}
-    source = own if own else {k: defaults[k] for k in COUNT_KEYS if k in defaults}
-    prefix = where if own else ""
-    out = {}
-    if "rounds" in source and "games" in source:
-        check.fail(f"{prefix}games", "give rounds or games, not both")
-    for k in ("rounds", "games", "max_rounds"):
-        if k in source:
-            out[k] = check.integer(f"{prefix}{k}", source[k])
-    if "precision" in source:
-        out["precision"] = check.number(f"{prefix}precision", source["precision"])
-    if "max_rounds" in out and "precision" not in out:
-        check.fail(f"{prefix}max_rounds", "applies only with precision")
-    return out
-
-
-def _players(check: Checker, where: str, step: dict, defaults: dict, game, every: bool,
-             allow_list: bool = True) -> list[int]:
-    """players of a step, else of the spec's defaults, else every count the game allows (``every``)
-    or one table of 4 (within the game's range)."""
-    default = (list(range(game.min_players, game.max_players + 1)) if every
-               else min(max(4, game.min_players), game.max_players))
-    players = step.get("players", defaults.get("players", default))
-    return check.player_counts(f"{where}players" if "players" in step else "players", players, game,
-                               allow_list=allow_list)
-
-
-def _metrics(check: Checker, key: str, value, games_mode: bool) -> list[str]:
-    from llama_sim.run.simulate import compared_metrics
-
-    names = check.strings(key, value)
+def read_step(check: Checker, where: str, kind: str, step: dict, defaults: dict, game) -> dict:
+    """A step's API keyword arguments: its own keys, else the spec's defaults (players and the counts),
+    each read by the command's declaration; then the cross-checks."""
+    command = step_command(kind)
+    names = set(command.names)
+    own_counts = [k for k in COUNT_KEYS if k in step]
+    given, origin = {}, {}
+    for p in command.params:
+        if p.key is None:
+            continue
+        if p.key in step:
+            given[p.name], origin[p.name] = step[p.key], f"{where}{p.key}"
+        elif p.key in defaults and (p.key == "players" or (p.key in COUNT_KEYS and not own_counts)):
+            given[p.name], origin[p.name] = defaults[p.key], p.key
+    for key in COUNT_KEYS:  # a spec-wide count this command does not take
+        if key in defaults and not own_counts and key not in names:
+            check.fail(key, f"{command.name} takes no {key} (give the step its own rounds or games)")
+    per_count = kind in PER_COUNT and isinstance(given.get("players"), list)
+    counts = given.pop("players") if per_count else None
     try:
-        compared_metrics(games_mode, names)
-    except UsageError as exc:
-        check.fail(key, str(exc).replace("--metric ", "metric "))
-    return names
+        values = {}
+        for p in command.params:
+            if p.key is None:
+                values[p.name] = p.default
+                continue
+            try:
+                values[p.name] = p.read(given.get(p.name))
+            except Problem as exc:
+                check.fail(origin.get(p.name, f"{where}{p.key}"), exc.problem)
+        if per_count:
+            players = command.param("players")
+            if not counts:
+                check.fail(origin["players"], "must not be an empty list")
+            values["players"] = [players.read(n) for n in counts]
+            if len(set(values["players"])) != len(values["players"]):
+                check.fail(origin["players"], f"lists {next(n for n in counts if counts.count(n) > 1)} twice")
+        elif kind in PER_COUNT:
+            values["players"] = [values["players"] if values["players"] is not None else default_players(game)]
+        for c in command.checks:
+            c(values)
+        for c in command.game_checks:
+            if per_count or kind in PER_COUNT:
+                for n in values["players"]:
+                    c({**values, "players": n}, game)
+            else:
+                c(values, game)
+    except Problem as exc:
+        check.fail(origin.get(exc.name, f"{where}{_key_of(command, exc.name)}"), exc.problem)
+    keep = set(given) | set(FILLED.get(kind, ())) | {"players"}
+    return {k: v for k, v in values.items()
+            if v is not None and command.param(k).key is not None and (k in keep or command.param(k).required)}
 
 
-def _grid(check: Checker, key: str, value, strategy: str, game) -> dict[str, list[float]]:
+def check_step(check: Checker, where: str, kind: str, step: dict, options: dict, defaults: dict, game) -> dict:
+    """A step's API keyword arguments, every check done: the declaration's, then the strategies, the
+    metrics, and what only the step's analysis knows (its position, grid, field, variants)."""
+    command = step_command(kind)
+    args = read_step(check, where, kind, step, defaults, game)
+    for p in command.params:
+        if p.metavar == "STRATEGY" and args.get(p.name) is not None:
+            key = f"{where}{p.key}" if p.key in step else p.key
+            names = args[p.name] if isinstance(args[p.name], list) else [args[p.name]]
+            checked = _strategy_names(check, key, names, game, isinstance(step.get(p.key), list))
+            args[p.name] = checked if isinstance(args[p.name], list) else checked[0]
+    if "metrics" in args:
+        from llama_sim.run.simulate import compared_metrics
+
+        try:
+            compared_metrics(args.get("games") is not None, args["metrics"])
+        except UsageError as exc:
+            check.fail(f"{where}metrics", str(exc).replace("--metric ", ""))
+    CHECKS.get(kind, lambda *a: None)(check, where, args, step, options, game)
+    return args
+
+
+def _check_league(check, where, args, step, options, game) -> None:
     from llama_sim.core import registry
 
-    if not isinstance(value, dict) or not value:
-        check.fail(key, f"must be a table of parameter ranges, e.g. {{ quit_at = \"0:14:1\" }}, not {type_name(value)}")
-    if len(value) > 2:
-        check.fail(key, f"sweeps one or two parameters, not {len(value)}")
-    base = registry.parse_spec(game.name, strategy)
+    labels = [registry.parse_spec(game.name, s).label for s in args.get("strategies", ["all"])]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            check.fail(f"{where}strategies", f"'{label}' is listed twice")
+
+
+def _check_sweep(check, where, args, step, options, game) -> None:
+    from llama_sim.core import registry
+
+    base = registry.parse_spec(game.name, args["strategy"])
     params = {p.name: p for p in base.strategy.params}
-    grid = {}
-    for name, spec in value.items():
-        k = f"{key}.{name}"
+    for name, values in args["param"].items():
         if name not in params:
-            check.fail(k, f"{game.name} strategy '{base.strategy.name}' has no parameter '{name}' "
-                          f"(parameters: {', '.join(params) or 'none'})")
-        if isinstance(spec, str):
-            try:
-                _, values = sweep_values(f"{name}={spec}")
-            except UsageError as exc:
-                check.fail(k, str(exc).replace(f"--param '{name}={spec}'", f"'{spec}'"))
-            values = [float(v) for v in values]
-        elif isinstance(spec, list) and spec:
-            values = [check.finite(f"{k}[{i}]", v) for i, v in enumerate(spec)]
-            if len(set(values)) != len(values):
-                check.fail(k, "lists a value twice")
-        else:
-            check.fail(k, f"must be \"lo:hi:step\" or a non-empty list of numbers, not {type_name(spec)}")
+            check.fail(f"{where}grid.{name}", f"{game.name} strategy '{base.strategy.name}' has no parameter "
+                                              f"'{name}' (parameters: {', '.join(params) or 'none'})")
         p = params[name]
         for v in values:
             if not p.low <= v <= p.high:
-                check.fail(k, f"value {v:g} is outside [{p.low:g}, {p.high:g}]")
-        grid[name] = values
-    size = int(np.prod([len(v) for v in grid.values()]))
-    if size > MAX_SWEEP_GRID:
-        check.fail(key, f"has {size} points; at most {MAX_SWEEP_GRID}")
-    return grid
+                check.fail(f"{where}grid.{name}", f"value {v:g} is outside [{p.low:g}, {p.high:g}]")
 
 
-# per kind: a validator returning the API keyword arguments (the kinds' keys: ``steps.STEP_KINDS``)
-def check_compare(check, where, step, spec, defaults, game) -> dict:
-    args = _counts(check, where, step, defaults)
-    games_mode = "games" in args
-    if "strategies" not in step:
-        check.fail(f"{where}strategies", "is required")
-    strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
-    if len(strategies) < 2:
-        check.fail(f"{where}strategies", "compare needs at least two strategies")
-    counts = _players(check, where, step, defaults, game, every=False)
-    for n in counts:
-        if len(strategies) > n:
-            check.fail(f"{where}players", f"{len(strategies)} strategies do not fit {n} seats")
-    if "metrics" in step:
-        args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], games_mode)
-    return {**args, "strategies": strategies, "players": counts}
-
-
-def check_league(check, where, step, spec, defaults, game) -> dict:
-    args = _counts(check, where, step, defaults)
-    if "precision" in args:
-        check.fail(f"{where}precision" if "precision" in step else "precision", "a league takes rounds or games")
-    key = f"{where}strategies"
-    strategies = _strategies(check, key, step.get("strategies", "all"), game)
-    if len(strategies) < 2:
-        check.fail(key, "a league needs at least two strategies")
-    for i, name in enumerate(strategies):
-        if name in strategies[:i]:
-            check.fail(f"{key}[{i}]", f"'{name}' is listed twice")
-    counts = _players(check, where, step, defaults, game, every=True)
-    if "metrics" in step:
-        args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], "games" in args)
-    return {**args, "strategies": strategies, "players": counts}
-
-
-def check_seat_table(check, where, step, spec, defaults, game) -> dict:
-    args = _counts(check, where, step, defaults)
-    if "strategies" not in step:
-        check.fail(f"{where}strategies", "is required")
-    strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
-    counts = _players(check, where, step, defaults, game, every=True)
-    if "metrics" in step:
-        args["metrics"] = _metrics(check, f"{where}metrics", step["metrics"], "games" in args)
-    return {**args, "strategies": strategies, "players": counts}
-
-
-def check_sweep(check, where, step, spec, defaults, game) -> dict:
-    args = _counts(check, where, step, defaults)
-    if "precision" in args:
-        check.fail(f"{where}precision" if "precision" in step else "precision", "sweep takes rounds or games")
-    for key in ("strategy", "grid"):
-        if key not in step:
-            check.fail(f"{where}{key}", "is required")
-    strategy = _strategies(check, f"{where}strategy", check.string(f"{where}strategy", step["strategy"]), game)[0]
-    grid = _grid(check, f"{where}grid", step["grid"], strategy, game)
-    vs = _strategies(check, f"{where}vs", step["vs"], game) if "vs" in step else []
-    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
-    if 1 + max(1, len(vs)) > n:
-        check.fail(f"{where}vs", f"{1 + len(vs)} strategies do not fit {n} seats")
-    return {**args, "strategy": strategy, "param": grid, "vs": vs, "players": n}
-
-
-def check_solve(check, where, step, spec, defaults, game) -> dict:
+def _check_solve(check, where, args, step, options, game) -> None:
     if game.exact_solver is None:
         check.fail(f"{where}kind", f"solve has an exact solver for {' and '.join(solvable_names())} only, "
                                    f"not {game.name}")
-    args = {}
-    if "row" in step:
-        args["row"] = check.string(f"{where}row", step["row"])
-    if "llama_row" in step:
-        args["llama_row"] = check.string(f"{where}llama_row", step["llama_row"])
-    if "score" in step:
-        args["score"] = check.integer(f"{where}score", step["score"], low=0, high=LAST_SCORE)
-    args["table"] = check.boolean(f"{where}table", step.get("table", "row" not in step))
+    args.setdefault("table", "row" not in args)
     if "row" not in args and not args["table"]:
         check.fail(f"{where}row", "give a row, or table = true for every row")
     from llama_sim.rulesets.dice import parse_solo_position
@@ -315,108 +302,53 @@ def check_solve(check, where, step, spec, defaults, game) -> dict:
         parse_solo_position(args.get("row"), args.get("llama_row", "1 2 3 4 5 6 L"))
     except (UsageError, ValueError) as exc:
         check.fail(f"{where}row", str(exc))
-    return args
 
 
-def check_simulate(check, where, step, spec, defaults, game) -> dict:
-    args = _counts(check, where, step, defaults)
-    if "precision" in args:
-        check.fail(f"{where}precision" if "precision" in step else "precision", "simulate takes rounds or games")
-    if "seats" not in step:
-        check.fail(f"{where}seats", "is required")
-    seats = _strategies(check, f"{where}seats", step["seats"], game)
-    if not game.min_players <= len(seats) <= game.max_players:
-        check.fail(f"{where}seats", f"{game.name} is played by {game.min_players} to {game.max_players} players, "
-                                    f"not {len(seats)}")
-    return {**args, "seats": seats}
-
-
-ADVISE_POSITION_KEYS = ("hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                        "stage", "show", "row", "llama_row", "rows", "alone")
-
-
-def check_advise(check, where, step, spec, defaults, game) -> dict:
+def _check_advise(check, where, args, step, options, game) -> None:
     """The position's keys are ``llamasim advise``'s options (TOML strings, numbers or lists), checked
-    by the advisor's own parser; the roll-out settings as in the command."""
+    by the advisor's own parser, under the step's rules (a deck file changes the cards it may hold)."""
     from llama_sim.analysis.advise import make_position
+    from llama_sim.core.advice import advice_of
+    from llama_sim.core.arguments import check_flags
 
-    position = {k: step[k] for k in ADVISE_POSITION_KEYS if k in step}
+    position = {k: step[k] for k in game.advice_position_help()[0] if k in step}
     try:
-        rule_options = spec.get("options", {})  # a deck file changes the cards a position may hold
-        counts = advice_of(game).deck_counts(game.config(**rule_options)) if rule_options else None
+        check_flags(game, position)
+    except Problem as exc:
+        check.fail(f"{where}{exc.name}", exc.problem)
+    try:
+        counts = advice_of(game).deck_counts(game.config(**options)) if options else None
         make_position(game.name, deck_counts=counts, **position)
     except (UsageError, ValueError, TypeError) as exc:
         check.fail(f"{where}position", str(exc))
-    args: dict = {"position": position}
-    if "policy" in step:
-        args["policy"] = _strategies(check, f"{where}policy", check.string(f"{where}policy", step["policy"]), game)[0]
-    if "opponents" in step:
-        args["opponents"] = _strategies(check, f"{where}opponents", step["opponents"], game)
-    if "horizon" in step:
-        args["horizon"] = check.string(f"{where}horizon", step["horizon"])
-        if args["horizon"] not in ("round", "game"):
-            check.fail(f"{where}horizon", f"use round or game, not '{args['horizon']}'")
-    if "rollouts" in step:
-        args["n_rollouts"] = check.integer(f"{where}rollouts", step["rollouts"], low=2, high=MAX_ROLLOUTS)
-    if "precision" in step:
-        args["precision"] = check.finite(f"{where}precision", step["precision"])
-        if args["precision"] <= 0:
-            check.fail(f"{where}precision", "must be positive")
-    if "max_rollouts" in step:
-        args["max_rollouts"] = check.integer(f"{where}max_rollouts", step["max_rollouts"], low=2, high=MAX_ROLLOUTS)
-    return args
+    args["position"] = position
 
 
-def check_chart(check, where, step, spec, defaults, game) -> dict:
-    from llama_sim.analysis.chart import MEASURES, chart_games
+def _check_chart(check, where, args, step, options, game) -> None:
+    from llama_sim.analysis.chart import chart_games
 
     if game.chart is None:
         check.fail(f"{where}kind", f"quit charts exist for {', '.join(chart_games())}, not {game.name}")
-    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
-    args: dict = {"players": n, "games": check.integer(f"{where}games", step.get("games", 20_000))}
-    if "policy" in step:
-        args["policy"] = _strategies(check, f"{where}policy", check.string(f"{where}policy", step["policy"]), game)[0]
-    if "measure" in step:
-        args["measure"] = check.string(f"{where}measure", step["measure"])
-        if args["measure"] not in MEASURES:
-            check.fail(f"{where}measure", f"use {', '.join(MEASURES)}, not '{args['measure']}'")
-    return args
 
 
-def check_grade(check, where, step, spec, defaults, game) -> dict:
-    if "strategies" not in step:
-        check.fail(f"{where}strategies", "is required")
-    strategies = _strategies(check, f"{where}strategies", step["strategies"], game)
-    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
-    return {"strategies": strategies, "players": n,
-            "decisions": check.integer(f"{where}decisions", step.get("decisions", 2000), low=1, high=1_000_000),
-            "rollouts": check.integer(f"{where}rollouts", step.get("rollouts", 200), low=2, high=100_000)}
+def _check_tune(check, where, args, step, options, game) -> None:
+    from llama_sim.analysis.tune import parse_field
+    from llama_sim.core import registry
+
+    base = registry.parse_spec(game.name, args["strategy"])
+    if not base.strategy.params:
+        check.fail(f"{where}strategy", f"{base.strategy.name} has no parameters to tune")
+    try:
+        parse_field(game.name, args.get("vs", "self"), args["players"])
+    except UsageError as exc:
+        check.fail(f"{where}vs", str(exc).replace("--vs: ", ""))
 
 
-def check_tune(check, where, step, spec, defaults, game) -> dict:
-    if "strategy" not in step:
-        check.fail(f"{where}strategy", "is required")
-    strategy = _strategies(check, f"{where}strategy", check.string(f"{where}strategy", step["strategy"]), game)[0]
-    (n,) = _players(check, where, step, defaults, game, every=False, allow_list=False)
-    args: dict = {"strategy": strategy, "players": n,
-                  "budget": check.integer(f"{where}budget", step.get("budget", 200_000), low=1000)}
-    vs = step.get("vs", "self")
-    if vs != "self":
-        args["vs"] = ",".join(_strategies(check, f"{where}vs", vs, game))
-    if "metric" in step:
-        args["metric"] = check.string(f"{where}metric", step["metric"])
-        if args["metric"] not in ("win_rate", "penalty_per_round"):
-            check.fail(f"{where}metric", f"use win_rate or penalty_per_round, not '{args['metric']}'")
-    return args
-
-
-def check_distinct_line_up(check: Checker, where: str, kind: str, args: dict, game) -> None:
+def _check_compare(check, where, args, step, options, game) -> None:
     """Two compared strategies that play the same policy with the same values at a table (a spec
     that leaves a parameter unset plays the count's preset) would compare a strategy with itself."""
     from llama_sim.core import registry
 
-    if kind != "compare":
-        return
     for n in args["players"]:
         played = {}
         for s in args["strategies"]:
@@ -429,24 +361,18 @@ def check_distinct_line_up(check: Checker, where: str, kind: str, args: dict, ga
             played[key] = s
 
 
-def check_variants(check, where, step, spec, defaults, game) -> dict:
+def _check_variants(check, where, args, step, options, game) -> None:
     """A comparison under the rules and under each rule variant (``llama_sim.analysis.variants``)."""
-    args = check_compare(check, where, step, spec, defaults, game)
-    args.pop("metrics", None)
-    variants = step.get("variants")
-    if not isinstance(variants, dict) or not variants:
-        check.fail(f"{where}variants", "must be a table of variant name = { option = value, ... }")
-    base = {k: v for k, v in spec.get("options", {}).items() if k != "deck_file"}
-    for name, options in variants.items():
+    base = {k: v for k, v in options.items() if k not in game.file_options}
+    for name, variant in args["variants"].items():
         key = f"{where}variants.{name}"
-        if name == "rulebook":
-            check.fail(key, "'rulebook' names the baseline; give the variant another name")
-        if not isinstance(options, dict) or not options:
-            check.fail(key, f"must be a table of rule options, not {type_name(options)}")
-        for k, v in options.items():
+        for k, v in variant.items():
             check.string(f"{key}.{k}", v)
         try:
-            game.config(**game_options(**{**base, **options}))
+            game.config(**game_options(**{**base, **variant}))
         except UsageError as exc:
             check.fail(key, str(exc))
-    return {**args, "variants": {k: dict(v) for k, v in variants.items()}}
+
+
+CHECKS = {"league": _check_league, "sweep": _check_sweep, "solve": _check_solve, "advise": _check_advise,
+          "chart": _check_chart, "tune": _check_tune, "compare": _check_compare, "variants": _check_variants}

@@ -37,7 +37,7 @@ def check_step_options(check: Checker, where: str, step: dict, spec_options: dic
     merged = dict(spec_options)
     for key, value in own.items():
         merged[key] = _option_value(check, f"{where}options.{key}", value)
-        if key == "deck_file":
+        if key in game.file_options:  # read relative to the spec, wherever it is run from
             merged[key] = folder / value
     try:
         game.config(**merged)
@@ -55,7 +55,9 @@ def check_step_options(check: Checker, where: str, step: dict, spec_options: dic
         if values == "all":
             values = all_option_values(game, key)
             if values is None:
-                check.fail(k, f"\"all\" is known only for a dice_layout; list the values of {key}")
+                known = ", ".join(game.option_values) or "none"
+                check.fail(k, f"\"all\" is known only for options that name their values ({known}); list the "
+                              f"values of {key}")
         elif not isinstance(values, list) or not values:
             check.fail(k, f"must be \"all\" or a non-empty list of values, not {type_name(values)}")
         else:
@@ -64,7 +66,7 @@ def check_step_options(check: Checker, where: str, step: dict, spec_options: dic
             check.fail(k, "lists a value twice")
         for i, v in enumerate(values):
             try:
-                game.config(**{**merged, key: folder / v if key == "deck_file" else v})
+                game.config(**{**merged, key: folder / v if key in game.file_options else v})
             except UsageError as exc:
                 check.fail(f"{k}[{i}]", str(exc))
         grid[key] = values

@@ -22,10 +22,7 @@ from llama_sim.core.words import (
     LOWER_IS_BETTER, best_phrase, counts_text, est, est_unit, leads, listing, magnitude, metric_words,
     more_or_less, ordinal, separated, thousands,
 )
-from llama_sim.present.spec import (
-    ADVISE_POSITION_KEYS, COUNT_KEYS, Spec, Step, check_advise, check_chart, check_compare, check_league,
-    check_grade, check_seat_table, check_simulate, check_solve, check_sweep, check_tune, check_variants,
-)
+from llama_sim.present.spec import COUNT_KEYS, Spec, Step
 from llama_sim.present.step_options import option_grid_points
 from llama_sim.present.terms import metric_terms
 
@@ -74,7 +71,7 @@ def _run_sweep(spec: Spec, args: dict, quiet: bool) -> list:
 
 
 def _run_solve(spec: Spec, args: dict, quiet: bool) -> list:
-    return [solve(spec.game, dice_layout=spec.options.get("dice_layout"), **args)]
+    return [solve(spec.game, **args, **spec.options)]
 
 
 def _run_simulate(spec: Spec, args: dict, quiet: bool) -> list:
@@ -102,8 +99,8 @@ def _run_grade(spec: Spec, args: dict, quiet: bool) -> list:
 def _scaled_advise(args: dict, scale: float) -> dict:
     """A fixed roll-out count scales; the default stop rule (3 standard errors or 0.02) does not."""
     out = dict(args)
-    if "n_rollouts" in out:
-        out["n_rollouts"] = max(2, math.ceil(out["n_rollouts"] * scale))
+    if "rollouts" in out:
+        out["rollouts"] = max(2, math.ceil(out["rollouts"] * scale))
     if "max_rollouts" in out:
         out["max_rollouts"] = max(2, math.ceil(out["max_rollouts"] * scale))
     return out
@@ -758,43 +755,43 @@ def _variants_kind() -> StepKind:
                 f"the data do not separate them.")
         return [("Rankings", text, ranking_table(results[0]))]
 
-    return StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "variants"}), check_variants,
+    return StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "variants"}), None,
                     _run_variants, ("results", "effects", "ranking"), lambda results: conclude_variants(results[0]),
                     lambda results: display_variants(results[0]), _method_variants, _terms_variants,
                     sections=sections)
 
 
 STEP_KINDS: dict[str, StepKind] = {
-    "compare": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), check_compare,
+    "compare": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), None,
                         _run_compare, ("results", "paired", "ranking"), _conclude_compare, _display_compare,
                         _method_compare, _terms_compare, lambda r: f"_{int(r.results.players.iloc[0])}p",
                         disagree=_disagree_compare),
-    "league": StepKind(frozenset(_COMMON | {"rounds", "games", "strategies", "players", "metrics"}), check_league,
+    "league": StepKind(frozenset(_COMMON | {"rounds", "games", "strategies", "players", "metrics"}), None,
                        _run_league, ("results", "paired", "ranking", "strongest", "lineups"), _conclude_league,
                        _display_league, _method_league, _terms_league, sections=_sections_league,
                        disagree=_disagree_league),
-    "seat_table": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), check_seat_table,
+    "seat_table": StepKind(frozenset(_COMMON | _COUNTS | {"strategies", "players", "metrics"}), None,
                            _run_seat_table, ("results", "seats"), _conclude_seat_table, _display_seat_table,
                            _method_seat_table, _terms_seat_table),
-    "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), check_sweep,
+    "sweep": StepKind(frozenset(_COMMON | {"rounds", "games", "strategy", "grid", "vs", "players"}), None,
                       _run_sweep, ("results", "summary"), _conclude_sweep, _display_sweep, _method_sweep,
                       _terms_sweep),
-    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "score", "table"}), check_solve, _run_solve, ("policy",),
+    "solve": StepKind(frozenset(_COMMON | {"row", "llama_row", "score", "table"}), None, _run_solve, ("policy",),
                       _conclude_solve, _display_solve, _method_solve, lambda results: ["exact"],
                       scale=lambda args, scale: args),
-    "simulate": StepKind(frozenset(_COMMON | {"rounds", "games", "seats"}), check_simulate, _run_simulate,
+    "simulate": StepKind(frozenset(_COMMON | {"rounds", "games", "seats"}), None, _run_simulate,
                          ("results",), _conclude_simulate, _display_simulate, _method_simulate, _terms_simulate),
-    "advise": StepKind(frozenset(_COMMON | set(ADVISE_POSITION_KEYS) | {"policy", "opponents", "horizon", "rollouts",
+    "advise": StepKind(frozenset(_COMMON | set() | {"policy", "opponents", "horizon", "rollouts",
                                                                       "precision", "max_rollouts"}),
-                       check_advise, _run_advise, ("table",), _conclude_advise, _display_advise, _method_advise,
+                       None, _run_advise, ("table",), _conclude_advise, _display_advise, _method_advise,
                        _terms_advise, scale=_scaled_advise),
-    "chart": StepKind(frozenset(_COMMON | {"players", "games", "policy", "measure"}), check_chart, _run_chart,
+    "chart": StepKind(frozenset(_COMMON | {"players", "games", "policy", "measure"}), None, _run_chart,
                       ("cells", "summary"), _conclude_chart, _display_chart, _method_chart, _terms_chart,
                       scale=_scaled_key("games", 20)),
-    "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), check_tune, _run_tune,
+    "tune": StepKind(frozenset(_COMMON | {"strategy", "players", "vs", "budget", "metric"}), None, _run_tune,
                      ("final", "candidates", "race"), _conclude_tune, _display_tune, _method_tune, _terms_tune,
                      scale=_scaled_key("budget", 2000)),
-    "grade": StepKind(frozenset(_COMMON | {"strategies", "players", "decisions", "rollouts"}), check_grade, _run_grade,
+    "grade": StepKind(frozenset(_COMMON | {"strategies", "players", "decisions", "rollouts"}), None, _run_grade,
                       ("table", "mistakes"), _conclude_grade, _display_grade, _method_grade, _terms_grade,
                       scale=_scaled_key("decisions", 50)),
     "variants": _variants_kind(),

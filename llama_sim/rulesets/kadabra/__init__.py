@@ -185,6 +185,7 @@ RULE_SET = RuleSet(
     action_names=f"{_ENGINE}:ACTION_NAMES",
     config=f"{_ENGINE}:config",
     describe_config=f"{_ENGINE}:describe_config",
+    file_options=frozenset({"deck_file"}),
     options={"deck_file": "a TOML file replacing the deck and action-symbol table "
                           "(layout: llama_sim/rulesets/kadabra/symbols.toml)",
              "magic_token": "on | off: no card carries the magic symbol, so the magic token stays in the pool",
