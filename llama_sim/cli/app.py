@@ -226,7 +226,6 @@ def declared(command_name: str):
         signature = inspect.signature(command)
         own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in signature.parameters.values()
                if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        rest = [p for p in signature.parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
         own_names = {p.name for p in own}
         params = [p for p in command_decl.params if p.cli_flag != "" and p.name not in own_names]
         added = [_typer_parameter(p) for p in params]
@@ -244,7 +243,7 @@ def declared(command_name: str):
 
         positional = [p for p in added if p.default.__class__.__name__ == "ArgumentInfo"]
         options = [p for p in added if p not in positional]
-        run.__signature__ = signature.replace(parameters=positional + own + options + rest)
+        run.__signature__ = signature.replace(parameters=positional + own + options)
         return run
     return decorate
 

@@ -30,13 +30,12 @@ def rule_set_of(command: Command, values: dict):
 
 
 def extra_keys(rule_set, command: Command) -> set[str]:
-    """The keywords a call may add to the declared ones: the rule set's options and, for a command
-    that reads a position, the advisor's position options (every rule set's when it is unknown)."""
+    """The keywords a call may add to the declared ones: rule-set options and, for a command that
+    reads a position, position options (every rule set's: the rule set names those it does not take)."""
     from llama_sim.core.ruleset import all_games
 
-    sets = [rule_set] if rule_set is not None else list(all_games().values())
     keys: set[str] = set()
-    for game in sets:
+    for game in all_games().values():  # another rule set's option: the rule set says it takes none such
         if command.rule_options:
             keys |= set(game.options)
         if command.position and game.advice is not None:
@@ -64,6 +63,9 @@ def declared_api(command: Command, fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        for key in kwargs:
+            if key not in named and var_kw is None:
+                command.unknown(key)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
@@ -81,10 +83,15 @@ def declared_api(command: Command, fn):
         allowed = extra_keys(rule_set, command)
         for key in extra:
             if key not in allowed and key not in named:
-                command.unknown(key)
+                command.unknown(key, tuple(sorted(allowed)))
         check_flags(rule_set, extra)
         command.check(values, rule_set)
         call = {k: (read[k] if k in read else v) for k, v in given.items()}
+        if call.get("strategies_file") is not None and "strategies_file" not in named:
+            from llama_sim.core import registry  # a command whose analysis takes no file: loaded here
+
+            registry.load_file(call.pop("strategies_file"))
+        call = {k: v for k, v in call.items() if k in named or var_kw is not None}
         return fn(**call, **extra)
 
     return wrapper

@@ -339,9 +339,8 @@ class Command:
 
     def unknown(self, key: str, extra: tuple[str, ...] = ()):
         """A key the command does not take: ``Problem`` with the close match, or the list."""
-        known = self.names + list(extra)
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
-        hint = f"did you mean {close[0]}?" if close else f"{self.name} takes: {', '.join(known)}"
+        close = difflib.get_close_matches(key, self.names + list(extra), n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]}?" if close else f"{self.name} takes: {', '.join(self.names)}"
         raise Problem(key, f"{self.name} has no such parameter ({hint})")
 
     def read(self, given: dict, *, text: bool = False, rule_set=None) -> dict:

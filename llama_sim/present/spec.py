@@ -228,6 +228,10 @@ def read_step(check: Checker, where: str, kind: str, step: dict, defaults: dict,
                 check.fail(origin["players"], f"lists {next(n for n in counts if counts.count(n) > 1)} twice")
         elif kind in PER_COUNT:
             values["players"] = [values["players"] if values["players"] is not None else default_players(game)]
+        elif "players" in values and values["players"] is None:  # every count, or one table of 4
+            many = command.param("players").many
+            values["players"] = (list(range(game.min_players, game.max_players + 1)) if many
+                                 else default_players(game))
         for c in command.checks:
             c(values)
         for c in command.game_checks:
