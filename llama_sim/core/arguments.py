@@ -64,13 +64,15 @@ def declared_api(command: Command, fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         for key in kwargs:
-            if key not in named and var_kw is None:
+            if key not in named and key not in command.names and var_kw is None:
                 command.unknown(key)
+        declared_only = {k: kwargs.pop(k) for k in list(kwargs) if k in command.names and k not in named}
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise UsageError(f"{command.name}: {exc}") from None
         given = {k: v for k, v in bound.arguments.items() if k != var_kw}
+        given.update(declared_only)
         extra = dict(bound.arguments.get(var_kw, {}))
         read = {}
         for name, value in given.items():

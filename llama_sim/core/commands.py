@@ -587,7 +587,7 @@ CHART = declare(Command("chart", (
     _p("opp_edges", "edges", "Lower edges of the smallest-opponent-hand bins (default 1,2,3,4,5,6,7,9,12,16; dice: "
                              "the smallest row of another player still in, default 1,...,10).",
        flag="--opponent-bins", metavar="EDGES"),
-    SEED, THREADS, STRATEGIES_FILE), game_checks=(player_range(),)))
+    SEED, THREADS, STRATEGIES_FILE), rule_options=False, game_checks=(player_range(),)))
 
 GRADE = declare(Command("grade", (
     GAME,
