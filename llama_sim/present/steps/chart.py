@@ -1,5 +1,5 @@
-"""The chart step: a quit chart of one policy's roll-or-quit (draw-or-quit) decisions; its answer is
-the chart's rule per token at stake and its most frequent cell."""
+"""The chart step: a quit chart of one policy's decisions to quit or play on, each played out both
+ways; its answer is the chart's rule per token at stake and its most frequent cell."""
 from __future__ import annotations
 
 import pandas as pd
