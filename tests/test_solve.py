@@ -1,4 +1,4 @@
-"""Tests for llama_sim.rulesets.dice.tables and .solver (the exact solo-phase solver)."""
+"""Tests for llama_sim.rulesets.dice.tables, .solver (the exact solo-phase solver) and .solver_numba."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from llama_sim.rulesets.dice import tables as dt
 from llama_sim.rulesets.dice import solver as sv
+from llama_sim.rulesets.dice import solver_numba as svn
 
 FULL = np.ones(7, dtype=np.int64)
 EMPTY = np.zeros(7, dtype=np.int64)
@@ -323,8 +324,8 @@ def test_after_three_llamas_nothing_happens_and_the_player_may_then_quit(layout_
                     total += min(V[n] for n in opt[1])
             got = sv.solve_solo(_counts(s), _counts(lr), layout)
             assert got.roll_value == pytest.approx(total / 216, abs=1e-9), (s, lr)
-            plan = sv.solo_plan(_counts(start), _counts(lr), layout)
-            assert plan.roll_values[0, sv.state_index_nb(_counts(s), plan.strides)] == pytest.approx(total / 216, abs=1e-9)
+            plan = svn.solo_plan(_counts(start), _counts(lr), layout)
+            assert plan.roll_values[0, svn.state_index_nb(_counts(s), plan.strides)] == pytest.approx(total / 216, abs=1e-9)
             checked_quit += got.best_action == "quit"
     assert checked_quit > 3
     # a lone 1 with the full llama row: quit (1); rolling once and then quitting after three llamas
@@ -510,7 +511,7 @@ def test_score_levels_and_bad_scores():
     assert sv.score_levels(0) == [0]
     assert sv.score_levels(10) == [10, 0]
     assert sv.score_levels(39) == [39, 29, 19, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
-    assert sv.score_levels(23) == _levels(23) == sv.score_levels_nb(23).tolist()
+    assert sv.score_levels(23) == _levels(23) == svn.score_levels_nb(23).tolist()
     assert [sv.token_returned(s) for s in (0, 1, 9, 10, 39)] == [0, 1, 1, 10, 10]
     for bad in (-1, 40, 1.5, True, "3"):
         with pytest.raises(ValueError, match="score"):
@@ -617,7 +618,7 @@ def test_tie_rule_quits():
     assert sv.prefer_roll(5.0, 4.999)
     assert not sv.prefer_roll(5.0, 5.1)
     for q, r in [(5.0, 5.0), (5.0, 5.0 - 1e-13), (5.0, 4.999), (5.0, 5.1), (3.0, 2.0)]:
-        assert sv.prefer_roll_nb(q, r) == sv.prefer_roll(q, r)
+        assert svn.prefer_roll_nb(q, r) == sv.prefer_roll(q, r)
 
 
 def test_equally_good_discards_prefer_more_cards():
@@ -626,10 +627,10 @@ def test_equally_good_discards_prefer_more_cards():
     for row in ["1", "1 1"]:
         assert sv.solve_solo(row, FULL, exact=True).value == 1
     assert sv.best_discard("1 1 1", FULL, None, [0, 0, 6]).tolist() == [2, 0, 0, 0, 0, 0, 0]
-    plan = sv.solo_plan("1 1 1", FULL)
+    plan = svn.solo_plan("1 1 1", FULL)
     out = np.zeros(7, dtype=np.int64)
     row = sv.parse_cards("1 1 1")
-    assert sv.best_discard_nb(row, sv.parse_cards("1 1 L"), plan.strides, plan.values[0], out) == 2
+    assert svn.best_discard_nb(row, sv.parse_cards("1 1 L"), plan.strides, plan.values[0], out) == 2
     assert out.tolist() == [2, 0, 0, 0, 0, 0, 0]
 
 
@@ -701,7 +702,7 @@ def test_numba_plan_matches_python_solver(layout_name):
                                   ("2 L L", FULL, 39), ("4 5 L", "1 L", 3)]:
         start = sv.parse_cards(start_text)
         lrc = lr if not isinstance(lr, str) else sv.parse_cards(lr)
-        plan = sv.solo_plan(start, lrc, layout_name, score=score)
+        plan = svn.solo_plan(start, lrc, layout_name, score=score)
         n = int(np.prod(start + 1))
         assert plan.scores.tolist() == sv.score_levels(score)
         assert plan.values.shape == plan.roll_values.shape == (len(plan.scores), n)
@@ -710,7 +711,7 @@ def test_numba_plan_matches_python_solver(layout_name):
             lscore = int(lscore)
             for t in itertools.product(*(range(int(c) + 1) for c in start)):
                 row = np.array(t, dtype=np.int64)
-                idx = sv.state_index_nb(row, plan.strides)
+                idx = svn.state_index_nb(row, plan.strides)
                 if not row.any():
                     assert idx == 0
                     continue
@@ -723,20 +724,20 @@ def test_numba_plan_matches_python_solver(layout_name):
                 for _ in range(5):
                     faces = [int(dt.LAYOUTS[layout_name][d, rng.randrange(6)]) for d in range(3)]
                     rolled = np.bincount(np.array(faces), minlength=7).astype(np.int64)
-                    k = sv.best_discard_nb(row, rolled, plan.strides, plan.values[level], out)
+                    k = svn.best_discard_nb(row, rolled, plan.strides, plan.values[level], out)
                     py = sv.best_discard(row, lrc, layout_name, faces, score=lscore)
                     assert k == int(out.sum()) == int(py.sum())
                     if not py.any():
                         assert k == 0
                         continue
                     assert k > 0 and (out <= np.minimum(rolled, row)).all()
-                    v_nb = plan.values[level, sv.state_index_nb(row - out, plan.strides)]
+                    v_nb = plan.values[level, svn.state_index_nb(row - out, plan.strides)]
                     v_py = sv.solo_value_for(row - py, lrc, layout_name, score=lscore)
                     assert v_nb == pytest.approx(v_py, abs=1e-9)
 
 
 def test_decision_tables_exclude_three_llamas():
-    t = sv.decision_tables("12-34-56")
+    t = svn.decision_tables("12-34-56")
     assert t.denom == 208 and int(t.weights.sum()) == 208
     assert not (t.rolled[:, 6] == 3).any()
     assert (t.rolled.sum(axis=1) == 3).all()

@@ -52,12 +52,13 @@ step's tables gain a column per grid key, and its conclusion and summary table a
 (``llama_sim.present.across``) compare values with unpaired intervals.
 
 Step kinds are a table (``STEP_KINDS``): a kind names its keys and its run, table, conclusion and
-display functions and how ``--scale`` applies to it, so a new kind is one entry.
+display functions and how ``--scale`` applies to it, so a new kind is one module and one entry.
 
 This module holds the entry points (``load_spec``, ``run_experiment``, ``bundled_report_spec``); the
 parts live next to it: ``spec`` (the spec records and each kind's validation), ``step_options``
-(per-step options and option grids), ``steps`` (the kinds: run, conclusion, display) and ``report``
-(report.md, report.html, run.json and the folder).
+(per-step options and option grids), ``steps`` (a package, one module per kind: run, conclusion,
+display and the rest of its presentation) and ``report`` (report.md, report.html, run.json and the
+folder).
 """
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ import html
 import json
 import math
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Optional
 
@@ -77,7 +78,7 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
     """Write the whole folder next to ``out`` first, then move it into place (``files.whole_folder``):
     a failed or interrupted run never leaves a half-written report or a temporary folder, and an
     existing folder is replaced only with ``force`` and only when it is a report folder."""
-    from llama_sim.analysis.plots import figure_png, plot_league, save
+    from llama_sim.analysis.plots import figure_png, save
 
     check_out_dir(out, force)
     with whole_folder(out, force, not_a_report) as tmp:
@@ -88,13 +89,14 @@ def write_report(result: ExperimentResult, out: Path, force: bool) -> None:
             for name, df in o.tables.items():
                 df.to_csv(tmp / "tables" / f"{o.step.name}_{name}.csv", index=False)
                 df.to_parquet(tmp / "tables" / f"{o.step.name}_{name}.parquet", index=False)
-            suffix = STEP_KINDS[o.step.kind].plot_suffix
+            entry = STEP_KINDS[o.step.kind]
+            suffix = entry.plot_suffix
             figures = [(f"{o.step.name}{suffix(r) if len(o.results) > 1 else ''}", r.plot) for r in o.results]
             if o.tags:  # an option grid: the summary across the values, else one plot per value
                 figures = ([(o.step.name, o.summary.plot)] if o.summary is not None else
                            [(f"{o.step.name}_{tag_text(t, '_')}{suffix(r)}", r.plot) for r, t in zip(o.results, o.tags)])
-            elif o.step.kind == "compare" and len(o.results) > 1:  # the league over player counts first
-                figures.insert(0, (o.step.name, lambda results=o.results: plot_league(results)))
+            elif entry.overview is not None and len(o.results) > 1:  # the kind's figure of all its results first
+                figures.insert(0, (o.step.name, partial(entry.overview, o.results)))
             for stem, draw in figures:
                 fig = draw()
                 images[f"plots/{stem}.png"] = figure_png(fig)
@@ -128,9 +130,7 @@ def cell(value) -> str:
 
 def _measures_compared(result: ExperimentResult) -> bool:
     """True when the report's answers speak of both points per round and win rate."""
-    from llama_sim.present.steps import answers_on
-
-    measured = set().union(*(answers_on(o.step.kind, o.results) for o in result.steps))
+    measured = set().union(*(STEP_KINDS[o.step.kind].answers_on(o.results) for o in result.steps))
     return {"penalty_per_round", "win_rate"} <= measured
 
 
@@ -210,10 +210,11 @@ def _about_lines(result: ExperimentResult) -> list[tuple[str, str]]:
 
 def _method(o: StepOutcome, seed: int) -> str:
     """One line: how the step measured (and, for an option grid, that each value played its own deals)."""
-    text = STEP_KINDS[o.step.kind].method(o.args, o.results) if o.args or o.step.kind == "solve" else ""
+    entry = STEP_KINDS[o.step.kind]
+    text = entry.method(o.args, o.results) if o.args or entry.exact else ""
     if o.tags:
         keys = " x ".join(k.replace("_", " ") for k in o.tags[0])
-        if o.step.kind == "solve":
+        if entry.exact:
             text += f" Once for each {keys} ({len(o.tags)} in all)."
         else:
             text += (f" Once for each {keys} ({len(o.tags)} in all), each on its own deals (seeds {seed} to "

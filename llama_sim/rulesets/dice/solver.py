@@ -49,6 +49,8 @@ in ``itertools.product`` order over the codes (see ``_discards``).
 
 Card encoding (package-wide): codes 0..5 are values 1..6, code 6 is the llama; a row is a count
 vector of length 7.
+
+The same solution as arrays a simulation kernel reads, solved in Numba, is ``solver_numba``.
 """
 
 from __future__ import annotations
@@ -58,9 +60,7 @@ import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 import pandas as pd
 
@@ -87,17 +87,8 @@ __all__ = [
     "solo_value_for",
     "best_discard",
     "prefer_roll",
-    "prefer_roll_nb",
     "policy_table",
     "solo_table",
-    "DecisionTables",
-    "decision_tables",
-    "SoloPlan",
-    "solo_plan",
-    "solve_solo_numba",
-    "score_levels_nb",
-    "state_index_nb",
-    "best_discard_nb",
 ]
 
 PENALTY = np.array([1, 2, 3, 4, 5, 6, 10], dtype=np.int64)
@@ -144,14 +135,15 @@ def parse_cards(text: str) -> np.ndarray:
 
 def format_cards(counts) -> str:
     """Human string of a row, codes ascending, ``L`` for llamas: ``"2 5 L"`` (``""`` if empty)."""
-    c = _as_counts(counts, "row")
+    c = as_counts(counts, "row")
     out = []
     for code in range(N_CODES):
         out.extend(["L" if code == LLAMA else str(code + 1)] * int(c[code]))
     return " ".join(out)
 
 
-def _as_counts(x, what: str) -> np.ndarray:
+def as_counts(x, what: str) -> np.ndarray:
+    """A row as a count vector (length 7) from counts or cards (``"2 5 L"``); ValueError names ``what``."""
     if isinstance(x, str):
         return parse_cards(x)
     arr = np.asarray(x)
@@ -168,8 +160,9 @@ def _as_counts(x, what: str) -> np.ndarray:
     return arr
 
 
-def _as_llama_row(x) -> np.ndarray:
-    arr = _as_counts(x, "llama row")
+def as_llama_row(x) -> np.ndarray:
+    """A llama row as counts: at most one card of each code."""
+    arr = as_counts(x, "llama row")
     if arr.max() > 1:
         raise ValueError(f"the llama row holds at most one card of each code, got {arr.tolist()}")
     return arr
@@ -186,7 +179,8 @@ def _mask_of(counts) -> int:
 _PEN_OF_MASK = [sum(int(PENALTY[c]) for c in range(N_CODES) if m >> c & 1) for m in range(1 << N_CODES)]
 
 
-def _as_score(score) -> int:
+def as_score(score) -> int:
+    """A solo player's score, a whole number from 0 to ``MAX_SCORE``."""
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Integral):
         raise ValueError(f"score must be a whole number, got {score!r}")
     score = int(score)
@@ -206,7 +200,7 @@ def score_levels(score: int) -> list[int]:
     """The scores a solo phase starting at ``score`` can reach, highest first: each three llamas
     returns ``token_returned`` (10s while the score allows, then 1s) down to 0. 39 -> 39, 29, 19,
     9, 8, ..., 0 (13 levels)."""
-    out = [_as_score(score)]
+    out = [as_score(score)]
     while out[-1] > 0:
         out.append(out[-1] - token_returned(out[-1]))
     return out
@@ -221,12 +215,6 @@ def prefer_roll(quit_value, roll_value) -> bool:
     if isinstance(quit_value, Fraction) and isinstance(roll_value, Fraction):
         return roll_value < quit_value
     return roll_value < quit_value - TIE_TOL
-
-
-@nb.njit(cache=True)
-def prefer_roll_nb(quit_value, roll_value):
-    """Numba twin of ``prefer_roll`` for floats."""
-    return roll_value < quit_value - 1e-12
 
 
 @dataclass(frozen=True)
@@ -337,9 +325,9 @@ class SoloSolver:
     # -- public ----------------------------------------------------------------------------
 
     def solve(self, row, llama_row, *, exact: bool = False, score: int = 0) -> SoloValue:
-        r = _as_counts(row, "row")
-        lm = _mask_of(_as_llama_row(llama_row))
-        sc = _as_score(score)
+        r = as_counts(row, "row")
+        lm = _mask_of(as_llama_row(llama_row))
+        sc = as_score(score)
         if not r.any():
             raise ValueError("row is empty: the player has gone out, there is nothing to decide")
         q, rv, quit_best = self._solve(tuple(int(x) for x in r), lm, sc, exact)
@@ -347,14 +335,14 @@ class SoloSolver:
 
     def value(self, row, llama_row, *, exact: bool = False, score: int = 0):
         """V(row, score): -token_returned(score) for the empty row (gone out), else min(quit, roll)."""
-        r = _as_counts(row, "row")
-        lm = _mask_of(_as_llama_row(llama_row))
-        return self._value(tuple(int(x) for x in r), lm, _as_score(score), exact)
+        r = as_counts(row, "row")
+        lm = _mask_of(as_llama_row(llama_row))
+        return self._value(tuple(int(x) for x in r), lm, as_score(score), exact)
 
     def best_discard(self, row, llama_row, faces, *, exact: bool = False, score: int = 0) -> np.ndarray:
-        r = _as_counts(row, "row")
-        lm = _mask_of(_as_llama_row(llama_row))
-        sc = _as_score(score)
+        r = as_counts(row, "row")
+        lm = _mask_of(as_llama_row(llama_row))
+        sc = as_score(score)
         f = np.asarray(faces, dtype=np.int64).ravel()
         if f.shape != (N_DICE,) or f.min() < 0 or f.max() >= N_CODES:
             raise ValueError(f"faces must be {N_DICE} face codes 0..6, got {np.asarray(faces).tolist()}")
@@ -427,9 +415,9 @@ def policy_table(start_row, llama_row, layout=None, *, score: int = 0) -> pd.Dat
     Columns: ``row`` (e.g. ``"2 5 L"``), ``quit_value``, ``roll_value``, ``best``
     ("quit"/"roll"), ``value`` (= the value of ``best``).  Sorted by card count, then row.
     """
-    start = _as_counts(start_row, "start row")
-    lr = _as_llama_row(llama_row)
-    sc = _as_score(score)
+    start = as_counts(start_row, "start row")
+    lr = as_llama_row(llama_row)
+    sc = as_score(score)
     solver = get_solver(layout)
     rows = [t for t in _submultisets(start) if any(t)]
     return _table(rows, lr, solver, sc)
@@ -441,224 +429,11 @@ def solo_table(llama_row, layout=None, max_cards: int = 6, *, score: int = 0) ->
     card of each value), for one llama row and score (for ``--table``)."""
     if int(max_cards) < 1:
         raise ValueError(f"max_cards must be at least 1, got {max_cards}")
-    lr = _as_llama_row(llama_row)
-    sc = _as_score(score)
+    lr = as_llama_row(llama_row)
+    sc = as_score(score)
     solver = get_solver(layout)
     rows = []
     for t in _submultisets(np.minimum(MAX_COUNTS - lr, int(max_cards))):
         if 0 < sum(t) <= max_cards:
             rows.append(t)
     return _table(rows, lr, solver, sc)
-
-
-# ----------------------------------------------------------------------------- Numba solver
-#
-# For a simulation kernel: when the solo phase starts with row R, llama row L and score S, every
-# later row is a sub-multiset of R and every later score one of ``score_levels(S)``.  Index the rows
-# densely in mixed radix (digit c in 0..R[c], stride prod_{c' < c} (R[c'] + 1)); removing cards
-# strictly lowers the index, so one pass in increasing index order per score level, from score 0
-# up, solves them all.  ``solve_solo_numba`` does that in nopython mode (a few thousand rows at
-# most for 13 cards, times at most 13 levels), ``best_discard_nb`` picks the discard after a roll
-# from one level's values, ``state_index_nb`` maps a row to its index.
-
-
-class DecisionTables(NamedTuple):
-    """Per-layout roll data for the Numba solver: non-LLL outcomes as per-code dice counts
-    ``rolled`` (m, 7) with integer ``weights`` (m,) out of 216, and ``denom = 216 - w(LLL)``."""
-
-    rolled: np.ndarray
-    weights: np.ndarray
-    denom: int
-
-
-def decision_tables(layout=None) -> DecisionTables:
-    s = get_solver(layout)
-    return DecisionTables(s.rolled, s.weights, s.denom)
-
-
-class SoloPlan(NamedTuple):
-    """Solved solo phase from one start row and score: ``scores`` (k,) are the score levels, highest
-    (the start score) first; the other arrays are indexed ``[level, state_index_nb(row, strides)]``
-    (``quit_values`` only by the row: quitting does not depend on the score)."""
-
-    strides: np.ndarray  # (7,) int64
-    scores: np.ndarray  # (k,) int64: score_levels(start score)
-    quit_values: np.ndarray  # (n,) float64
-    roll_values: np.ndarray  # (k, n) float64
-    values: np.ndarray  # (k, n) float64
-    roll_better: np.ndarray  # (k, n) bool: best action is roll (quit on ties)
-
-
-@nb.njit(cache=True)
-def _penalty_nb(row, extra_mask):
-    p = 0
-    for c in range(7):
-        if row[c] > 0 or (extra_mask >> c) & 1:
-            if c == 6:
-                p += 10
-            else:
-                p += c + 1
-    return p
-
-
-@nb.njit(cache=True)
-def state_index_nb(row, strides):
-    s = 0
-    for c in range(7):
-        s += row[c] * strides[c]
-    return s
-
-
-@nb.njit(cache=True)
-def score_levels_nb(score):
-    """``score_levels`` in Numba: the scores reachable from ``score`` by three-llama returns, highest first."""
-    k = 1
-    s = score
-    while s > 0:
-        s -= largest_token(s, False)
-        k += 1
-    out = np.empty(k, dtype=np.int64)
-    s = score
-    for i in range(k):
-        out[i] = s
-        s -= largest_token(s, False)
-    return out
-
-
-@nb.njit(cache=True)
-def solve_solo_numba(start, llama_row, rolled, weights, denom, score):
-    """Solve every sub-multiset of ``start`` at every score level from ``score`` down; returns
-    (strides, scores, quit, roll, value, roll_better) as ``SoloPlan``.
-
-    ``rolled``/``weights``/``denom`` from ``decision_tables``; ``llama_row`` counts (0/1).
-    Index 0 is the empty row (gone out): ``value[k, 0] = roll[k, 0] = -largest_token(scores[k])``,
-    ``quit[0] = 0``.
-    """
-    strides = np.empty(7, dtype=np.int64)
-    acc = 1
-    for c in range(7):
-        strides[c] = acc
-        acc *= start[c] + 1
-    n = acc
-    lmask = 0
-    for c in range(7):
-        if llama_row[c] > 0:
-            lmask |= 1 << c
-    scores = score_levels_nb(score)
-    levels = scores.shape[0]
-    quit_v = np.zeros(n, dtype=np.float64)
-    roll_v = np.zeros((levels, n), dtype=np.float64)
-    value = np.zeros((levels, n), dtype=np.float64)
-    roll_better = np.zeros((levels, n), dtype=np.bool_)
-    row = np.zeros(7, dtype=np.int64)
-    allow = np.zeros(7, dtype=np.int64)
-    d = np.zeros(7, dtype=np.int64)
-    m = rolled.shape[0]
-    n_outcomes = 216
-    lll_weight = n_outcomes - denom
-    for k in range(levels - 1, -1, -1):  # score 0 first: a level needs the one below
-        t = largest_token(scores[k], False)
-        value[k, 0] = -t
-        roll_v[k, 0] = -t
-        for s in range(1, n):
-            for c in range(7):
-                row[c] = (s // strides[c]) % (start[c] + 1)
-            q = float(_penalty_nb(row, 0))
-            drama = float(_penalty_nb(row, lmask))
-            total = 0.0
-            for o in range(m):
-                combos = 1
-                for c in range(7):
-                    a = rolled[o, c] if rolled[o, c] < row[c] else row[c]
-                    allow[c] = a
-                    combos *= a + 1
-                if combos == 1:
-                    total += weights[o] * drama
-                    continue
-                best = np.inf
-                for u in range(1, combos):
-                    rem = u
-                    nxt = s
-                    for c in range(7):
-                        d[c] = rem % (allow[c] + 1)
-                        rem //= allow[c] + 1
-                        nxt -= d[c] * strides[c]
-                    if value[k, nxt] < best:
-                        best = value[k, nxt]
-                total += weights[o] * best
-            quit_v[s] = q
-            if t > 0:  # three llamas: the token returned, the same row one level down
-                r = (lll_weight * (value[k + 1, s] - t) + total) / n_outcomes
-                roll_v[k, s] = r
-                if prefer_roll_nb(q, r):
-                    roll_better[k, s] = True
-                    value[k, s] = r
-                else:
-                    value[k, s] = q
-                continue
-            r = total / denom
-            if prefer_roll_nb(q, r):
-                roll_better[k, s] = True
-                value[k, s] = r
-                roll_v[k, s] = r
-            else:
-                value[k, s] = q
-                roll_v[k, s] = (lll_weight * q + total) / n_outcomes  # one roll, quit after LLL
-    return strides, scores, quit_v, roll_v, value, roll_better
-
-
-@nb.njit(cache=True)
-def best_discard_nb(row, rolled_counts, strides, values, out):
-    """Write the best discard for ``row`` after a roll showing ``rolled_counts`` (per code) into
-    ``out``; return the number of cards discarded (0: no match, or three llamas).  ``values``: one
-    score level of ``solve_solo_numba``'s (the player's score now; a discard leaves it unchanged)
-    for a start row containing ``row``.  Ties: more cards, then first."""
-    for c in range(7):
-        out[c] = 0
-    if rolled_counts[6] == 3:
-        return 0
-    allow = np.zeros(7, dtype=np.int64)
-    d = np.zeros(7, dtype=np.int64)
-    combos = 1
-    for c in range(7):
-        a = rolled_counts[c] if rolled_counts[c] < row[c] else row[c]
-        allow[c] = a
-        combos *= a + 1
-    if combos == 1:
-        return 0
-    s = state_index_nb(row, strides)
-    best = np.inf
-    best_n = 0
-    for t in range(1, combos):
-        rem = t
-        nxt = s
-        k = 0
-        for c in range(7):
-            d[c] = rem % (allow[c] + 1)
-            rem //= allow[c] + 1
-            nxt -= d[c] * strides[c]
-            k += d[c]
-        v = values[nxt]
-        if v < best - 1e-12:
-            best = v
-            best_n = k
-            for c in range(7):
-                out[c] = d[c]
-        elif v <= best + 1e-12:
-            if k > best_n:
-                best_n = k
-                for c in range(7):
-                    out[c] = d[c]
-            if v < best:
-                best = v
-    return best_n
-
-
-def solo_plan(start_row, llama_row, layout=None, *, score: int = 0) -> SoloPlan:
-    """Python wrapper: run ``solve_solo_numba`` for a start row (counts or card string) and score."""
-    start = _as_counts(start_row, "start row")
-    lr = _as_llama_row(llama_row)
-    sc = _as_score(score)
-    t = decision_tables(layout)
-    return SoloPlan(*solve_solo_numba(start, lr, t.rolled, t.weights, t.denom, sc))
-

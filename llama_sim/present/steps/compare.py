@@ -1,0 +1,101 @@
+"""The compare step: every strategy in every seat on the same deals, one comparison per player count;
+its answer is the leader against the runner-up on the headline metric."""
+from __future__ import annotations
+
+import pandas as pd
+
+from llama_sim.analysis.compare import compare
+from llama_sim.analysis.plots import plot_league
+from llama_sim.core.words import counts_text, est, leads, listing, magnitude, metric_words, separated
+from llama_sim.present.spec import Spec
+from llama_sim.present.steps.common import (
+    StepKind, ci_column, disagreements, headline, headline_of, metric_keys, size,
+)
+from llama_sim.present.terms import metric_terms
+
+
+def _run_compare(spec: Spec, args: dict, quiet: bool) -> list:
+    rest = {k: v for k, v in args.items() if k not in ("strategies", "players")}
+    return [compare(spec.game, args["strategies"], players=n, seed=spec.seed, quiet=quiet, **rest,
+                        **spec.options) for n in args["players"]]
+
+
+def _lead(r) -> dict:
+    """A compare result's best strategy against the runner-up on the headline metric: the paired
+    difference (best - runner-up), its interval and whether the data separate them."""
+    metric = headline(r.ranking.metric)
+    rank = r.ranking[r.ranking.metric == metric].sort_values("rank")
+    top, second = rank.strategy.iloc[0], rank.strategy.iloc[1]
+    pairs = r.paired[r.paired.metric == metric]
+    row = pairs[((pairs.strategy_a == top) & (pairs.strategy_b == second))
+                | ((pairs.strategy_a == second) & (pairs.strategy_b == top))].iloc[0]
+    sign = 1 if row.strategy_a == top else -1  # top - second
+    lo, hi = sorted((sign * row.ci_low, sign * row.ci_high))
+    return {"players": int(rank.players.iloc[0]), "metric": metric, "top": top, "second": second,
+            "diff": sign * row["diff"], "lo": lo, "hi": hi, "clear": row.better == top and separated(lo, hi),
+            "order": list(rank.strategy)}
+
+
+def _conclude_compare(results: list) -> str:
+    """Per player count: the best strategy against the runner-up on the headline metric (win rate
+    with games, else penalty per round), with the paired interval of their difference; one sentence
+    for every count when the same strategy clearly leads the same runner-up at each."""
+    leads_ = [_lead(r) for r in results]
+    x = leads_[0]
+    nxt = ", the next best" if len(x["order"]) > 2 else ""
+    if len(leads_) > 1 and all(y["clear"] and (y["top"], y["second"], y["metric"]) == (x["top"], x["second"], x["metric"])
+                               for y in leads_):
+        sizes = [f"{magnitude(y['diff'], y['lo'], y['hi'])} at {y['players']}{' players' if k == 0 else ''}"
+                 for k, y in enumerate(leads_)]
+        head = leads(x["metric"], x["top"], x["second"], x["diff"], x["lo"], x["hi"], size=False)
+        return f"{head}{nxt}: {listing(sizes)}."
+    parts = []
+    for x in leads_:
+        nxt = ", the next best" if len(x["order"]) > 2 else ""
+        order = f" (order: {', '.join(x['order'])})" if len(x["order"]) > 2 else ""
+        if x["clear"]:
+            parts.append(f"At {x['players']} players "
+                         f"{leads(x['metric'], x['top'], x['second'], x['diff'], x['lo'], x['hi'])}{nxt}{order}.")
+        else:
+            parts.append(f"At {x['players']} players the data do not separate {x['top']} and {x['second']} on "
+                         f"{metric_words(x['metric'])}: {x['top']} - {x['second']} = "
+                         f"{est(x['diff'], x['lo'], x['hi'], sign=True)}{order}.")
+    return " ".join(parts)
+
+
+def _method_compare(args: dict, results: list) -> str:
+    return (f"Every strategy plays every seat on the same deals, {size(args)} at "
+            f"{counts_text(args['players'])}.")
+
+
+def _display_compare(results: list) -> pd.DataFrame:
+    rank = pd.concat([r.ranking for r in results], ignore_index=True)
+    head = headline(rank.metric)
+    metrics = [head] + [m for m in dict.fromkeys(rank.metric) if m != head]
+    first = rank[rank.metric == head][["players", "rank", "strategy", "indistinguishable_from"]].reset_index(drop=True)
+    table = first[["players", "rank", "strategy"]].copy()
+    for m in metrics:
+        g = rank[rank.metric == m].set_index(["players", "strategy"])
+        rows = g.loc[list(zip(table.players, table.strategy))]
+        table[metric_words(m)] = ci_column(rows.value, rows.ci_low, rows.ci_high)
+    tied = "tied with" if len(metrics) == 1 else f"tied with (on {metric_words(head)})"
+    table[tied] = first.indistinguishable_from.replace("", "-").to_numpy()
+    if table.players.nunique() == 1:
+        table = table.drop(columns="players")
+    return table
+
+
+def _terms_compare(results: list) -> list[str]:
+    games = any("win_rate" in set(r.results.metric) for r in results)
+    return ["interval", "paired", "tied", "games" if games else "rounds"] + metric_terms(
+        m for r in results for m in metric_keys(r.ranking))
+
+
+def _disagree_compare(results: list) -> list[str]:
+    return [s for r in results for s in disagreements(r.ranking)]
+
+
+KIND = StepKind(run=_run_compare, tables=("results", "paired", "ranking"), conclude=_conclude_compare,
+                display=_display_compare, method=_method_compare, answers_on=headline_of("ranking"),
+                terms=_terms_compare, plot_suffix=lambda r: f"_{int(r.results.players.iloc[0])}p",
+                disagree=_disagree_compare, overview=plot_league)
