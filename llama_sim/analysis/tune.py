@@ -484,6 +484,8 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
     ``TuneResult`` (``final``, ``candidates``, ``race``, ``summary()``, ``verdict``, ``pick_spec``,
     ``plot()``)."""
     spec = game if isinstance(game, RuleSet) else get_game(game)
+    if not isinstance(vs, str):  # a list of specs, as the command line and a spec give them
+        vs = ",".join(vs)
     if cfg is None:
         cfg = spec.config(**game_options(**rule_options))
     if metric not in METRICS:

@@ -388,7 +388,7 @@ def player_range(name: str = "players") -> Callable[[dict, Any], None]:
 
 def at_least_two(name: str, what: str) -> Callable[[dict], None]:
     def check(values: dict) -> None:
-        if values[name] is not None and len(values[name]) < 2:
+        if values[name] is not None and values[name] != ["all"] and len(values[name]) < 2:
             raise Problem(name, f"{what} needs at least two strategies")
     return check
 
@@ -533,8 +533,8 @@ TUNE = declare(Command("tune", (
     GAME,
     _strategy(help="The strategy to tune (name, or name:k=v for another starting point)."),
     _players(default=4, help="Players at the table."),
-    _p("vs", "str", "The other seats: strategy specs, comma-separated (one fills every seat, or one per other "
-                    "seat), or 'self' (the current best).", default="self", metavar="STRATEGIES"),
+    _p("vs", "strings", "The other seats: strategy specs, comma-separated (one fills every seat, or one per other "
+                        "seat), or 'self' (the current best).", default=["self"], metavar="STRATEGIES", sep=","),
     _p("budget", "int", "Rounds to play in all (a full game counts its rounds); a quarter goes to the final check.",
        default=200_000, low=1000, high=MAX_PLAYS),
     _p("metric", "choice", "win_rate (full games to 40) or penalty_per_round (single rounds).",

@@ -343,7 +343,7 @@ def _check_tune(check, where, args, step, options, game) -> None:
     if not base.strategy.params:
         check.fail(f"{where}strategy", f"{base.strategy.name} has no parameters to tune")
     try:
-        parse_field(game.name, args.get("vs", "self"), args["players"])
+        parse_field(game.name, ",".join(args.get("vs", ["self"])), args["players"])
     except UsageError as exc:
         check.fail(f"{where}vs", str(exc).replace("--vs: ", ""))
 
