@@ -228,11 +228,24 @@ def test_a_closed_stderr(tmp_path):
     assert list(pd.read_csv(out).columns[:3]) == ["game", "players", "strategy"]
 
 
-def test_stderr_on_a_full_disk():
-    with open("/dev/full", "w") as full:
-        r = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "-g", "lama", "greedy", "nosuch"],
-                           stdout=subprocess.PIPE, stderr=full, text=True, timeout=300)
-    assert r.returncode == 2 and r.stdout == ""
+@pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+@pytest.mark.parametrize("args,full,status", [
+    (["compare", "-g", "lama", "greedy", "nosuch"], ["stderr"], 2),  # bad input
+    (["games"], ["stdout", "stderr"], 1),  # the output could not be written
+    ([], ["stdout"], 1),  # the help, with no command
+])
+def test_a_full_stdout_or_stderr_keeps_the_documented_status(args, full, status, buffering):
+    """Whether Python buffers the standard streams (``PYTHONUNBUFFERED`` unset, as on a user's
+    machine) or not: the status was 120 when the interpreter's last flush of a full stderr failed."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w") as disk:
+        streams = {name: disk if name in full else subprocess.PIPE for name in ("stdout", "stderr")}
+        r = subprocess.run([sys.executable, "-m", "llama_sim", *args], **streams, text=True, env=env, timeout=300)
+    assert r.returncode == status and not r.stdout, r.stderr
+    if "stderr" not in full:
+        one_line(r.stderr, "No space left on device")
 
 
 # ------------------------------------------------------------------------------ SIGTERM
