@@ -6,7 +6,8 @@ who sets ``NUMBA_CACHE_DIR`` keeps full control. The folder is set
 when Numba is imported (``_NumbaCacheFolder``), not when llama_sim is: commands that compile
 nothing (``--help``, ``games``) then start without loading Numba at all.
 
-Numba's compiles run with the garbage collector paused (``_CollectorPause``), set up at the same point.
+Numba's compiles run with the garbage collector paused (``_CollectorPause``), and a damaged cache entry
+is rebuilt (``core.cache.guard_entries``), both set up at the same point.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
@@ -57,8 +58,13 @@ def _pause_collector_while_compiling() -> None:
 
 
 def _on_numba_import(numba) -> None:
+    from numba.core import caching
+
+    from llama_sim.core.cache import guard_entries
+
     _configure_cache(numba)
     _pause_collector_while_compiling()
+    guard_entries(caching)
 
 
 class _NumbaCacheFolder:

@@ -7,11 +7,16 @@ from pathlib import Path
 from llama_sim.core import cache, registry
 
 
+def function_entry(dispatcher) -> Path:
+    """The index file of a cached Numba function's entry (``dispatcher`` compiled or loaded already, so
+    the entry is on disk), relative to the version folder."""
+    return Path(dispatcher._cache._cache_file._index_path).relative_to(cache.cache_folder())
+
+
 def policy_entry(game: str, name: str) -> Path:
     """The index file of a built-in policy's cache entry, relative to the version folder; the policy
     is compiled (or loaded) first, so the entry is on disk."""
-    index = Path(registry.get(game, name).policy._cache._cache_file._index_path)
-    return index.relative_to(cache.cache_folder())
+    return function_entry(registry.get(game, name).policy)
 
 
 def entry_files(folder: Path, index: Path) -> list[Path]:

@@ -14,7 +14,7 @@ from llama_sim.cli import main
 from llama_sim.core import registry
 from llama_sim.run import lineup
 from cli_helpers import call, wait_until
-from kernel_cache import copied_cache, entry_files, policy_entry
+from kernel_cache import copied_cache, entry_files, function_entry, policy_entry
 
 COMPARE = ["compare", "-g", "lama", "greedy", "threshold", "--rounds", "200", "-q"]
 
@@ -32,38 +32,60 @@ def one_line(err: str, needle: str) -> None:
 
 @pytest.fixture(scope="module")
 def cache_copy(tmp_path_factory):
-    """A kernel cache holding the comparison's kernels, to damage freely: the comparison run here first
-    (its kernels compiled or loaded), then this version's cache folder copied (``kernel_cache``).
-    ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it. It also holds a Party line-up
-    kernel with an allocating policy (``chain``), which the next line-up's compile must leave alone."""
+    """A kernel cache holding the comparison's kernels and the solver's helper, to damage freely: the
+    comparison and the solve run here first (their kernels compiled or loaded), then this version's cache
+    folder copied (``kernel_cache``). ``LLAMA_SIM_CACHE`` set to its parent points a subprocess at it. It
+    also holds a Party line-up kernel with an allocating policy (``chain``), which the next line-up's
+    compile must leave alone."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         pytest.skip("the kernel cache is the user's own (NUMBA_CACHE_DIR)")
     party = [registry.parse_spec("party", s) for s in ("chain", "random", "threshold:quit_at=3")]  # (test_lineup's)
     lineup.line_up_kernel("party", party).get()
-    try:
-        main([*COMPARE, "--format", "csv"])
-    except SystemExit as exc:
-        assert not exc.code
+    for args in ([*COMPARE, "--format", "csv"], SOLVE):
+        try:
+            main(args)
+        except SystemExit as exc:
+            assert not exc.code
     return copied_cache(tmp_path_factory.mktemp("cache"))
 
 
-@pytest.mark.parametrize("damage", ["empty index", "truncated data", "garbage index"])
-def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, damage, capsys):
+def _largest_token_entry():
+    from llama_sim.core.engine import largest_token
+
+    return function_entry(largest_token)
+
+
+SOLVE = ["solve", "dice", "--row", "2 5 L", "--score", "12"]
+# What reads each entry: the comparison loads greedy's policy as a kernel (``jit.Kernel``); the solver
+# calls ``largest_token``, a cached helper, from Python.
+ENTRIES = {"policy": ([*COMPARE, "--format", "csv"], lambda: policy_entry("lama", "greedy")),
+           "helper": (SOLVE, _largest_token_entry)}
+
+
+@pytest.mark.parametrize("entry,damage", [
+    ("policy", "empty index"), ("policy", "truncated data"), ("policy", "garbage index"),
+    ("helper", "empty index"), ("helper", "garbage data"), ("helper", "truncated index"),
+])
+def test_a_damaged_cache_entry_is_rebuilt_with_one_notice(cache_copy, entry, damage, capsys):
+    """Whatever reads the entry, Numba's loader fails in its unpickling (an EOFError, which click takes for
+    Ctrl-C, an UnpicklingError, ...): the entry is rebuilt instead. Each recompiles in a fraction of a second."""
     env = {"LLAMA_SIM_CACHE": str(cache_copy.parent)}
-    code, clean, _ = call(capsys, *COMPARE, "--format", "csv")  # the numbers, from this process's own cache
+    args, index_of = ENTRIES[entry]
+    code, clean, _ = call(capsys, *args)  # the numbers, from this process's own cache
     assert code == 0
-    index, data = entry_files(cache_copy, policy_entry("lama", "greedy"))  # (recompiles in a fraction of a second)
-    if damage == "empty index":  # was: "interrupted", exit 130 on every run
-        index.write_bytes(b"")
-    elif damage == "truncated data":  # was: UnpicklingError until the file was deleted by hand
-        data.write_bytes(data.read_bytes()[:100])
-    else:
-        index.write_bytes(os.urandom(3000))
-    r = llamasim(*COMPARE, "--format", "csv", env=env)
+    index, *data = entry_files(cache_copy, index_of())  # (data: one file per signature compiled)
+    for part in [index] if damage.endswith("index") else data:
+        if damage.startswith("empty"):
+            part.write_bytes(b"")
+        elif damage.startswith("truncated"):
+            part.write_bytes(part.read_bytes()[:len(part.read_bytes()) // 2])
+        else:
+            part.write_bytes(os.urandom(3000))
+    r = llamasim(*args, env=env)
     assert r.returncode == 0, r.stderr
     one_line(r.stderr, "was damaged; rebuilding it")
     assert r.stdout == clean  # the same numbers
-    again = llamasim(*COMPARE, "--format", "csv", env=env)
+    again = llamasim(*args, env=env)
     assert again.returncode == 0 and again.stderr == "" and again.stdout == clean
 
 
@@ -228,11 +250,24 @@ def test_a_closed_stderr(tmp_path):
     assert list(pd.read_csv(out).columns[:3]) == ["game", "players", "strategy"]
 
 
-def test_stderr_on_a_full_disk():
-    with open("/dev/full", "w") as full:
-        r = subprocess.run([sys.executable, "-m", "llama_sim", "compare", "-g", "lama", "greedy", "nosuch"],
-                           stdout=subprocess.PIPE, stderr=full, text=True, timeout=300)
-    assert r.returncode == 2 and r.stdout == ""
+@pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+@pytest.mark.parametrize("args,full,status", [
+    (["compare", "-g", "lama", "greedy", "nosuch"], ["stderr"], 2),  # bad input
+    (["games"], ["stdout", "stderr"], 1),  # the output could not be written
+    ([], ["stdout"], 1),  # the help, with no command
+])
+def test_a_full_stdout_or_stderr_keeps_the_documented_status(args, full, status, buffering):
+    """Whether Python buffers the standard streams (``PYTHONUNBUFFERED`` unset, as on a user's
+    machine) or not: the interpreter's last flush of a full stream must not turn the status into 120."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    with open("/dev/full", "w") as disk:
+        streams = {name: disk if name in full else subprocess.PIPE for name in ("stdout", "stderr")}
+        r = subprocess.run([sys.executable, "-m", "llama_sim", *args], **streams, text=True, env=env, timeout=300)
+    assert r.returncode == status and not r.stdout, r.stderr
+    if "stderr" not in full:
+        one_line(r.stderr, "No space left on device")
 
 
 # ------------------------------------------------------------------------------ SIGTERM
@@ -327,13 +362,13 @@ def test_ctrl_c_while_a_kernel_loads_from_the_cache_stops_and_keeps_the_entry(mo
     played on (the command never stopped)."""
     from numba.core import caching
 
-    from llama_sim.core import interrupt, jit, registry
+    from llama_sim.core import cache, interrupt, jit, registry
     from llama_sim.core.errors import Interrupted
 
     strategy = registry.get("lama", "greedy")
     strategy.policy  # compiled or loaded: on disk now
     removed = []
-    monkeypatch.setattr(jit, "_remove_cache_entry", removed.append)
+    monkeypatch.setattr(cache, "remove_entry", removed.append)
 
     def interrupted(self, *args):
         interrupt.REQUESTED.set()  # what the command line's handler does before it raises

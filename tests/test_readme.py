@@ -10,8 +10,10 @@ test cannot have (a cluster's address) is listed in ``NEEDS`` with the reason.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,22 @@ def test_readme_python_runs(clone, monkeypatch):
     monkeypatch.chdir(clone)
     exec(compile(shrunk, "README.md (the Python block)", "exec"), {"__name__": "__main__"})
     assert (clone / "compare.png").stat().st_size > 10_000
+
+
+def test_ci_runs_the_readmes_test_command_as_a_users_machine_would(tmp_path):
+    """``.ci/run`` installs the project and runs the README's test command with the environment of a
+    user's machine: without the development machine's ``PYTHONUNBUFFERED`` and ``PYTHONDONTWRITEBYTECODE``
+    (green there must mean green for a user). Its ``python3`` is a stand-in here that records each call."""
+    log = tmp_path / "calls"
+    fake = tmp_path / "python3"
+    fake.write_text('#!/bin/sh\necho "$* unbuffered=${PYTHONUNBUFFERED-} nobytecode=${PYTHONDONTWRITEBYTECODE-}" '
+                    f'>> "{log}"\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}", "PYTHONUNBUFFERED": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    pytest_call = next(ln for ln in log.read_text().splitlines() if ln.startswith("-m pytest"))
+    readme_command = next(ln for b in blocks("bash") for ln in b.splitlines() if "pytest" in ln)
+    assert pytest_call.split(" unbuffered=")[0] in readme_command
+    assert pytest_call.endswith(" unbuffered= nobytecode="), pytest_call

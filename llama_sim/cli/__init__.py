@@ -76,7 +76,7 @@ def _say(line: str) -> None:
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):
-        pass
+        _quiet(sys.stderr)
 
 
 def _standard_streams() -> None:
@@ -93,13 +93,22 @@ def _standard_streams() -> None:
         sys.stdout = open(1, "w", closefd=False)
 
 
-def _quiet_stdout() -> None:
-    """After stdout failed (reader gone, disk full): point it at /dev/null so the interpreter's
-    last flush does not fail again."""
+def _quiet(stream=None) -> None:
+    """After writing to ``stream`` (stdout by default) failed (reader gone, disk full): point its
+    descriptor at /dev/null, so the interpreter's last flush of what it still holds does not fail
+    again and turn the exit status into 120."""
     try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), (stream or sys.stdout).fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def _flush_stderr() -> None:
+    """Flush what stderr holds (a progress line, a message) now: if it cannot be written, quiet it."""
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        _quiet(sys.stderr)
 
 
 def _broken_pipe(exc: BaseException) -> bool:
@@ -146,13 +155,16 @@ def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     _readable_metavars(command)
     try:
-        command.main(args=argv, standalone_mode=False, prog_name="llamasim")
+        try:
+            command.main(args=argv, standalone_mode=False, prog_name="llamasim")
+        except cx.NoArgsIsHelpError as exc:  # (a command without its arguments) its help, as --help
+            print(exc.ctx.get_help() if exc.ctx else exc.format_message())
         sys.stdout.flush()
     except (Interrupted, KeyboardInterrupt, typer.Abort) as exc:
         signum = exc.args[0] if isinstance(exc, Interrupted) and exc.args else signal.SIGINT
         _say(_interrupt_message(signum))
         if interrupt.still_running():  # compiled code cannot be stopped: end the process, threads and all
-            _quiet_stdout()
+            _quiet()
             os._exit(128 + signum)
         sys.exit(128 + signum)
     except UsageError as exc:
@@ -162,25 +174,22 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except cx.NoArgsIsHelpError as exc:
-        print(exc.ctx.get_help() if exc.ctx else exc.format_message())
-        sys.exit(0)
     except cx.UsageError as exc:
         message = " ".join(exc.format_message().split())
         _say(f"llamasim: error: {message}")
         sys.exit(2)
     except SystemExit as exc:  # click's own exit 1 after a reader left stdout: a quiet exit 0
         if exc.code == 1 and _broken_pipe(exc.__context__):
-            _quiet_stdout()
+            _quiet()
             sys.exit(0)
         raise
     except OSError as exc:
         if _broken_pipe(exc):  # e.g. `llamasim ... | head`: the reader left, nothing to report
-            _quiet_stdout()
+            _quiet()
             sys.exit(0)
         where = f"{exc.filename}: " if exc.filename else "writing the output: "
         if not exc.filename:
-            _quiet_stdout()
+            _quiet()
         _say(f"llamasim: error: {where}{exc.strerror or exc}")
         if DEBUG["on"]:
             import traceback
@@ -197,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"llamasim: error: {exc.format_message()}")
         sys.exit(exc.exit_code)
     finally:
+        _flush_stderr()
         for s, handler in previous.items():
             signal.signal(s, handler)
         interrupt.REQUESTED.clear()  # (a caller that goes on, e.g. a test, runs kernels again)

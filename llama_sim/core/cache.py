@@ -5,12 +5,15 @@ modules and data files (``rulesets/shedding/`` into ``rulesets/lama/``, ``core/r
 a changed helper would otherwise leave a stale kernel running. The strategy library (top-level
 ``strategies/``, installed as ``llama_sim.strategies``) is part of the hash, and so is the bundled
 data: the chart strategies freeze each rule set's ``chart.json`` into their code. Nothing here imports
-Numba (``llama_sim/__init__.py`` points Numba at the folder when Numba is imported).
+Numba (``llama_sim/__init__.py`` points Numba at the folder and calls ``guard_entries`` when Numba is
+imported).
 """
 from __future__ import annotations
 
 import functools
+import glob
 import os
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -51,3 +54,66 @@ def cache_folder() -> Path | None:
         return None
     base = Path(os.environ.get("LLAMA_SIM_CACHE") or Path.home() / ".cache" / "llama_sim")
     return base / source_hash()
+
+
+def notice(text: str) -> None:
+    """One line on stderr about the cache; a closed or full stderr loses it."""
+    try:
+        print(f"llamasim: {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def remove_entry(index: str) -> bool:
+    """Delete a cache entry's index and data files, with a one-line notice (it is rebuilt); False when
+    the index could not be deleted."""
+    base = Path(index).name[: -len(".nbi")]
+    gone = True
+    for path in [Path(index), *Path(index).parent.glob(f"{glob.escape(base)}.*.nbc")]:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            gone = False
+    notice(f"the kernel cache file {index} (or its data) was damaged; rebuilding it")
+    return gone
+
+
+def guard_entries(caching) -> None:
+    """Let every cached function (a kernel, a policy, a helper Python calls directly) outlive a damaged
+    or unwritable cache, given Numba's ``numba.core.caching``.
+
+    Reading: an entry that fails to load (a truncated, empty or garbage index or data file, from an
+    interrupted write or a full disk, fails in Numba's unpickling with EOFError, UnpicklingError or
+    almost anything else) is removed with a one-line notice and compiled again; a Ctrl-C that lands in
+    the loader stops the command and leaves the entry. Writing: once the cache folder takes no more
+    files (a full disk, a read-only folder), this process saves nothing more, with a one-line notice,
+    instead of failing every compile."""
+    from llama_sim.core import interrupt
+
+    load, save = caching.Cache.load_overload, caching.Cache.save_overload
+    saving = True
+
+    def load_overload(self, sig, target_context):
+        try:
+            return load(self, sig, target_context)
+        except Exception:
+            if interrupt.REQUESTED.is_set():  # (the command line's Ctrl-C, raised inside the loader)
+                raise
+            if not remove_entry(self._cache_file._index_path):
+                self.disable()  # (it stays: this function compiles without its cache in this process)
+            return None
+
+    def save_overload(self, sig, data):
+        nonlocal saving
+        if not saving:
+            return
+        try:
+            save(self, sig, data)
+        except OSError as exc:
+            saving = False
+            notice(f"cannot write the kernel cache ({exc.strerror or exc}); compiled kernels are not saved "
+                   "in this run")
+
+    caching.Cache.load_overload, caching.Cache.save_overload = load_overload, save_overload

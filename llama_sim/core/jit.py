@@ -2,13 +2,13 @@
 
 Every kernel has one explicit signature and is compiled on first use with ``cache=True``, so a
 process that never runs the dice game never compiles it, and a second process loads machine code
-from the cache in milliseconds. ``on_compile`` lets the CLI say "compiling" on the first run.
+from the cache in milliseconds. ``on_compile`` lets the CLI say "compiling" on the first run. A
+damaged cache entry is rebuilt wherever it is read (``core.cache.guard_entries``).
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-import glob
 import os
 import sys
 import warnings
@@ -18,9 +18,8 @@ from typing import Callable
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from llama_sim.core import interrupt
+from llama_sim.core.cache import notice
 from llama_sim.core.draws import NO_NRT
-from llama_sim.core.errors import Interrupted
 
 # Policies are passed to kernels as first-class functions (see registry.py); Numba labels that
 # feature experimental and warns on every compile. The warning carries no information for users.
@@ -35,48 +34,6 @@ def _is_cached(dispatcher) -> bool:
         return bool(dispatcher._cache._cache_file._load_index())
     except Exception:  # numba internals moved: we only lose the notice
         return False
-
-
-def _cache_failure(exc: BaseException) -> tuple[str, str] | None:
-    """("load", index file) when ``exc`` was raised reading a cache entry (a truncated or garbage
-    ``.nbi``/``.nbc`` from an interrupted write or a full disk fails in Numba's unpickling with
-    EOFError, UnpicklingError or almost anything else); ("save", index file) when writing one failed
-    (a full disk, a read-only cache folder); None for any other error."""
-    tb, found = exc.__traceback__, None
-    while tb is not None:
-        frame = tb.tb_frame
-        if frame.f_code.co_filename.endswith(os.path.join("numba", "core", "caching.py")):
-            owner = frame.f_locals.get("self")
-            index = getattr(owner, "_index_path", None) or getattr(getattr(owner, "_cache_file", None),
-                                                                    "_index_path", None)
-            name = frame.f_code.co_name
-            if index is not None and ("load" in name or "save" in name):
-                found = ("load" if "load" in name else "save", str(index))
-        tb = tb.tb_next
-    if found and found[0] == "save" and not isinstance(exc, OSError):
-        return None
-    return found
-
-
-def _remove_cache_entry(index: str) -> None:
-    """Delete a cache entry's index and data files, with a one-line notice (it is rebuilt)."""
-    base = Path(index).name[: -len(".nbi")]
-    for path in [Path(index), *Path(index).parent.glob(f"{glob.escape(base)}.*.nbc")]:
-        try:
-            path.unlink()
-        except OSError:
-            pass
-    _notice(f"the kernel cache file {index} (or its data) was damaged; rebuilding it")
-
-
-def _stop_saving(exc: BaseException) -> None:
-    """The cache folder takes no more files (full disk, read-only): this process still loads what is
-    cached but saves nothing more, instead of failing every compile."""
-    from numba.core import caching
-
-    caching.Cache.save_overload = lambda self, sig, data: None
-    _notice(f"cannot write the kernel cache ({getattr(exc, 'strerror', None) or exc}); "
-            "compiled kernels are not saved in this run")
 
 
 @contextlib.contextmanager
@@ -119,13 +76,6 @@ STACK_HEADROOM = 140_000  # slots of 8 bytes: a frame of just over 1 MiB, so its
 with_stack_headroom.__code__ = with_stack_headroom.__code__.replace(co_stacksize=STACK_HEADROOM)
 
 
-def _notice(text: str) -> None:
-    try:
-        print(f"llamasim: {text}", file=sys.stderr, flush=True)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 class Kernel:
     """A nopython function compiled for one signature on first call, then cached on disk."""
 
@@ -148,28 +98,13 @@ class Kernel:
 
     def get(self):
         if self._dispatcher is None:
-            removed: set[str] = set()
-            while True:
-                dispatcher = self._jit()
-                to_cache = not self.boundscheck and not _is_cached(dispatcher)  # (checked code is never cached)
-                if on_compile is not None and to_cache:  # (the notice says "cached for later runs"; a
-                    # checked policy is small and compiles in a second)
-                    on_compile(self.label)
-                try:
-                    with _compiling(dispatcher) if to_cache else contextlib.nullcontext():
-                        dispatcher = with_stack_headroom(self._compile, dispatcher)
-                    break
-                except Exception as exc:  # a damaged cache file: remove it, compile again
-                    if isinstance(exc, Interrupted) or interrupt.REQUESTED.is_set():
-                        raise  # Ctrl-C while Numba read the cache: the entry is sound, the user wants out
-                    failure = _cache_failure(exc)
-                    if failure is None or failure[1] in removed:
-                        raise
-                    removed.add(failure[1])
-                    if failure[0] == "load":
-                        _remove_cache_entry(failure[1])
-                    else:
-                        _stop_saving(exc)
+            dispatcher = self._jit()
+            to_cache = not self.boundscheck and not _is_cached(dispatcher)  # (checked code is never cached)
+            if on_compile is not None and to_cache:  # (the notice says "cached for later runs"; a
+                # checked policy is small and compiles in a second)
+                on_compile(self.label)
+            with _compiling(dispatcher) if to_cache else contextlib.nullcontext():
+                dispatcher = with_stack_headroom(self._compile, dispatcher)
             dispatcher.disable_compile()
             self._dispatcher = dispatcher
         return self._dispatcher
@@ -247,7 +182,7 @@ def generated_module(name: str, path: Path, source: str):
             current = None
         if current != source.encode():
             if current is not None:
-                _notice(f"the generated kernel module {path} was damaged; rewriting it")
+                notice(f"the generated kernel module {path} was damaged; rewriting it")
             path.parent.mkdir(parents=True, exist_ok=True)
             with whole_file(path, True, False) as tmp:
                 tmp.write_text(source)
@@ -262,7 +197,7 @@ def generated_module(name: str, path: Path, source: str):
             sys.modules.pop(name, None)
             if attempt == 2:
                 raise
-            _notice(f"the compiled copy of {path} was damaged; rebuilding it")
+            notice(f"the compiled copy of {path} was damaged; rebuilding it")
             for stale in (Path(importlib.util.cache_from_source(str(path))), path):
                 try:
                     stale.unlink()
