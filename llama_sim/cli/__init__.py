@@ -58,17 +58,19 @@ def _interrupted(signum, frame) -> None:
     raise Interrupted(signum)
 
 
-def _interrupt_message(signum: int) -> str:
-    from llama_sim.core.files import installed
-    from llama_sim.core.interrupt import played
+def _unraisable(previous):
+    """``sys.unraisablehook`` while a command runs: Python prints an exception it cannot raise where it
+    happened (in a callback from C: Numba's loader calls llvmlite's object cache through ctypes) and goes
+    on. The Ctrl-C handler's is not printed: the command stops at its next kernel call, or when it ends
+    (``interrupt.REQUESTED``), with its one line."""
 
-    done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
-    how = "terminated" if signum == _SIGTERM else "interrupted"
-    wrote = f"already wrote {', '.join(map(str, installed))}" if installed else "nothing written"
-    return f"llamasim: {how} after {done}; {wrote}"
+    def hook(unraisable) -> None:
+        from llama_sim.core.errors import Interrupted
 
+        if not issubclass(unraisable.exc_type, (Interrupted, KeyboardInterrupt)):
+            previous(unraisable)
 
-_SIGTERM = 15
+    return hook
 
 
 def _say(line: str) -> None:
@@ -152,17 +154,21 @@ def main(argv: list[str] | None = None) -> None:
     previous = {}
     if threading.current_thread() is threading.main_thread():
         previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
-    command = typer.main.get_command(app)
-    _readable_metavars(command)
+    unraisable_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(unraisable_hook)
     try:
+        command = typer.main.get_command(app)
+        _readable_metavars(command)
         try:
             command.main(args=argv, standalone_mode=False, prog_name="llamasim")
         except cx.NoArgsIsHelpError as exc:  # (a command without its arguments) its help, as --help
             print(exc.ctx.get_help() if exc.ctx else exc.format_message())
         sys.stdout.flush()
+        if interrupt.REQUESTED.is_set():  # a Ctrl-C some library swallowed, and no kernel call after it
+            raise Interrupted()
     except (Interrupted, KeyboardInterrupt, typer.Abort) as exc:
         signum = exc.args[0] if isinstance(exc, Interrupted) and exc.args else signal.SIGINT
-        _say(_interrupt_message(signum))
+        _say(interrupt.stop_line(signum))
         if interrupt.still_running():  # compiled code cannot be stopped: end the process, threads and all
             _quiet()
             os._exit(128 + signum)
@@ -207,6 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     finally:
         _flush_stderr()
+        sys.unraisablehook = unraisable_hook
         for s, handler in previous.items():
             signal.signal(s, handler)
         interrupt.REQUESTED.clear()  # (a caller that goes on, e.g. a test, runs kernels again)
