@@ -96,10 +96,37 @@ def test_a_policy_raising_cannot_pass_for_the_engine(capsys, tmp_path):
     src = policy_file(tmp_path, name, ["if legal >= 0:", "    raise ValueError('llamasim: error: all fine')", "return 0"])
     code, out, err = play(capsys, src, name)
     one_line_error(code, err, f"strategy '{name}' ({name}.py) failed while playing: ValueError raised by the "
-                              "strategy's code: llamasim: error: all fine")
+                              "strategy's code at line 5: llamasim: error: all fine")
     name = "hostile_zero"
     src = policy_file(tmp_path, name, ["return 1 // (legal - legal)"])
     one_line_error(*play(capsys, src, name)[::2], f"strategy '{name}'")
+
+
+@pytest.mark.parametrize("raises", [
+    "ValueError('illegal action', 2, 2, 4)",  # the engine's report of greedy's illegal action (entry 2)
+    "ValueError('game did not end')",  # the engine's report of games that never end
+    "IndexError('strategy hostile_bystander (seat 0) failed')",
+], ids=["illegal action", "endless game", "another's name"])
+def test_a_policys_exception_is_its_own_whatever_it_says(capsys, tmp_path, raises):
+    """The one line names the strategy whose code raised, with its file and the line of the ``raise``,
+    and gives the text as that strategy's, even when the text reads like the engine's own report on
+    another seat. Two strategies of the file play, so the file alone does not tell which one raised."""
+    src = tmp_path / "hostile_pair.py"
+    src.write_text(HEAD + "@strategy('lama', 'hostile_blamer', 'raises')\n"
+                   "def hostile_blamer(obs, hand, legal, params, rng):\n"
+                   f"    if legal >= 0:\n        raise {raises}\n    return 0\n\n"
+                   "@strategy('lama', 'hostile_bystander', 'plays its lowest legal action')\n"
+                   "def hostile_bystander(obs, hand, legal, params, rng):\n"
+                   "    a = 0\n    while (legal >> a) & 1 == 0:\n        a += 1\n    return a\n")
+    code, _, err = call(capsys, "simulate", "-g", "lama", "-s", "hostile_bystander", "-s", "hostile_blamer", "-s",
+                        "greedy", "--strategies-file", str(src), "--rounds", "200", "-q")
+    blamed = (f"llamasim: error: strategy 'hostile_blamer' (hostile_pair.py) failed while playing: "
+              f"{raises.split('(')[0]} raised by the strategy's code at line 5: ")
+    one_line_error(code, err, blamed)
+    # grade plays the policy from Python, outside the kernels: the command line names it all the same
+    code, _, err = call(capsys, "grade", "-g", "lama", "-s", "hostile_blamer", "--decisions", "20", "--rollouts", "16",
+                        "--strategies-file", str(src))
+    one_line_error(code, err, blamed)
 
 
 def test_a_policy_that_always_raises_does_not_compile(capsys, tmp_path):

@@ -121,6 +121,20 @@ def _broken_pipe(exc: BaseException) -> bool:
     return False
 
 
+def _strategy_failed(exc: BaseException) -> str | None:
+    """The line for an exception a strategies file's code raised (naming its strategy, whatever it
+    says) or for an engine's illegal-action report; None for any other."""
+    from llama_sim.core.errors import ILLEGAL_ACTION, raised_by_a_strategies_file
+
+    if raised_by_a_strategies_file(exc):
+        from llama_sim.core import registry
+
+        return str(registry.failed_while_playing(exc, registry.loaded_from_files()))
+    if isinstance(exc, ValueError) and ILLEGAL_ACTION in str(exc):
+        return f"{exc} (check the strategy's use of the legal mask)"
+    return None
+
+
 @functools.cache  # (once per process, however many commands run in it)
 def _no_collection_at_exit() -> None:
     """Python's last garbage collection at exit walks every object Numba's compiler made: about 0.3 s
@@ -202,15 +216,15 @@ def main(argv: list[str] | None = None) -> None:
 
             _say(traceback.format_exc().rstrip())
         sys.exit(1)
-    except ValueError as exc:
-        if "illegal action" not in str(exc):
-            raise
-        # A user's strategy broke the policy contract: their input, so one line, not a traceback.
-        _say(f"llamasim: error: {exc} (check the strategy's use of the legal mask)")
-        sys.exit(2)
     except cx.ClickException as exc:
         _say(f"llamasim: error: {exc.format_message()}")
         sys.exit(exc.exit_code)
+    except Exception as exc:  # a user's strategy failed, or broke the policy contract, where no command
+        line = _strategy_failed(exc)  # turned it into its one line (grade's roll-outs call policies
+        if line is None:  # from Python): their input, so one line, not a traceback
+            raise
+        _say(f"llamasim: error: {line}")
+        sys.exit(2)
     finally:
         _flush_stderr()
         sys.unraisablehook = unraisable_hook

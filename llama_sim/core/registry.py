@@ -49,7 +49,7 @@ from numba.extending import overload, typeof_impl
 
 from llama_sim.core import interrupt
 from llama_sim.core.declarations import Declaration, Param
-from llama_sim.core.errors import Interrupted, UsageError
+from llama_sim.core.errors import USER_MODULE_PREFIX, Interrupted, UsageError, raise_site
 from llama_sim.core.jit import Kernel
 from llama_sim.core.rng import fork_state
 from llama_sim.core.ruleset import game_names, get_game
@@ -138,6 +138,11 @@ class Strategy(Declaration):
         numbers; the built-in strategies run unchecked on the shared stream, at full speed."""
         return self.source.startswith(USER_MODULE_PREFIX)
 
+    @property
+    def file(self) -> str:
+        """The file of its code (for a strategies file's strategy, the file as ``load_file`` loaded it)."""
+        return self.py_func.__code__.co_filename
+
     def _policy_kernel(self) -> Kernel:
         if self._kernel is None:
             self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
@@ -193,6 +198,32 @@ class Strategy(Declaration):
         return vec
 
 
+def failed_while_playing(exc: BaseException, strategies) -> UsageError:
+    """The one line for an exception raised while ``strategies`` played that is not the engine's own
+    report: only a strategies file's code (bounds-checked, see ``Strategy.user``) raises at run time. It
+    names the strategy whose code raised it, found by where it was raised (``errors.raise_site``: its
+    file and function, so the text is the strategy's whatever it says), or where Numba gives no place (a
+    bounds check, a division by zero) the strategies files' strategies among ``strategies``; and it says
+    the message is theirs, so no text a policy raises can pass for the engine's."""
+    users = sorted({(s.game, s.name): s for s in strategies if s.user}.values(), key=lambda s: s.name)
+    site = raise_site(exc)
+    raised = [s for s in users if site is not None and s.file == site[0]]
+    raised = [s for s in raised if s.py_func.__name__ == site[1]] or raised
+    who = raised or users
+    names = ", ".join(f"'{s.name}' ({Path(s.file).name})" for s in who)
+    who_text = (f"strategy {names}" if len(who) == 1 else f"one of the strategies {names}") if who else "the engine"
+    where = f" at line {site[2]}" if raised else ""
+    message = " ".join(str(exc).split())[:200]
+    return UsageError(f"{who_text} failed while playing: {type(exc).__name__}"
+                      + (f" raised by the strategy's code{where}: {message}" if users and message else
+                         f": {message}" if message else ""))
+
+
+def loaded_from_files() -> list[Strategy]:
+    """Every strategy this process loaded from a strategies file."""
+    return [s for s in _REGISTRY.values() if s.user]
+
+
 def compile_error_line(exc: Exception) -> str:
     """The first informative line of a Numba error, with the strategy's file and line: Numba's
     messages open with a generic 'Failed in nopython mode pipeline' line."""
@@ -227,7 +258,6 @@ def with_values(label: str, values: dict[str, float]) -> str:
 
 
 _REGISTRY: dict[tuple[str, str], Strategy] = {}
-USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
