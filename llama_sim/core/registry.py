@@ -52,6 +52,7 @@ from llama_sim.core.declarations import Declaration, Param
 from llama_sim.core.errors import USER_MODULE_PREFIX, Interrupted, UsageError, raise_site
 from llama_sim.core.jit import Kernel
 from llama_sim.core.rng import fork_state
+from llama_sim.core.strategies_file import check_source
 from llama_sim.core.ruleset import game_names, get_game
 from llama_sim.core.views import stack_zeros
 
@@ -315,7 +316,9 @@ def load_builtin(game: str) -> None:
 
 
 def load_file(path: str | Path) -> None:
-    """Import a user's strategy file; its ``@strategy`` decorators register what it defines."""
+    """Import a user's strategy file; its ``@strategy`` decorators register what it defines. The file is
+    read once, checked (``strategies_file.check_source``: nothing in it may print or write) and that
+    very text runs, from its own path (so a policy's error names its file), with no cached bytecode."""
     import traceback
 
     path = Path(path)
@@ -325,13 +328,20 @@ def load_file(path: str | Path) -> None:
         raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
     for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
         load_builtin(game)
-    refuse_print(path)
     mod_name = USER_MODULE_PREFIX + re.sub(r"\W", "_", path.stem)
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
+    filename = str(path.resolve())
+    try:
+        code = compile(check_source(path, path.read_bytes()), filename, "exec")
+    except UsageError:
+        raise
+    except Exception as exc:  # not Python (a SyntaxError, null bytes), unreadable, nested too deep
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}") from None
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(mod_name, None, origin=filename))
+    module.__file__ = filename
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(code, module.__dict__)
     except UsageError as exc:
         sys.modules.pop(mod_name, None)
         raise UsageError(f"strategies file {path}: {exc}") from None
@@ -345,23 +355,6 @@ def load_file(path: str | Path) -> None:
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
                          details=traceback.format_exc()) from None
-
-
-def refuse_print(path: Path) -> None:
-    """A strategies file may not use ``print``: compiled code prints to the terminal with no prefix,
-    so a policy could print text that passes for llamasim's own messages (and would print at every
-    one of millions of decisions). Errors a policy raises are reported as the strategy's own."""
-    import ast
-
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return  # the import below reports it
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "print":
-            raise UsageError(f"strategies file {path}: line {node.lineno} uses print; a strategy may not print "
-                             f"(its text could pass for llamasim's messages): return actions, or call the "
-                             f"policy from Python to inspect it")
 
 
 def strategies_for(game: str) -> list[Strategy]:
