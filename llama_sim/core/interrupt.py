@@ -8,6 +8,7 @@ command line then reports and ends the process with ``os._exit`` (``still_runnin
 """
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 
@@ -25,7 +26,7 @@ def stop_line(signum: int) -> str:
     files = sys.modules.get("llama_sim.core.files")  # (not imported yet: nothing written)
     installed = getattr(files, "installed", [])
     done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
-    how = "terminated" if signum == 15 else "interrupted"
+    how = "terminated" if signum == signal.SIGTERM else "interrupted"
     wrote = f"already wrote {', '.join(map(str, installed))}" if installed else "nothing written"
     return f"llamasim: {how} after {done}; {wrote}"
 

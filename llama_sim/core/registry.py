@@ -52,8 +52,8 @@ from llama_sim.core.declarations import Declaration, Param
 from llama_sim.core.errors import USER_MODULE_PREFIX, Interrupted, UsageError, raise_site
 from llama_sim.core.jit import Kernel
 from llama_sim.core.rng import fork_state
-from llama_sim.core.strategies_file import check_source
 from llama_sim.core.ruleset import game_names, get_game
+from llama_sim.core.strategies_file import check_source
 from llama_sim.core.views import stack_zeros
 
 # What the engine hands a policy is read-only to it: writing to ``obs``, ``hand`` or ``params`` is a
