@@ -1,17 +1,20 @@
 """A hostile environment: a damaged kernel cache, a reader that leaves the pipe, a full stdout, a
 closed stderr, SIGTERM. Each ends in a rebuilt cache, a quiet exit or one line, never a traceback."""
+import ctypes
 import os
 import re
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from llama_sim.cli import main
-from llama_sim.core import registry
+from llama_sim.core import jit, registry
+from llama_sim.core.engine import largest_token
 from llama_sim.run import lineup
 from cli_helpers import call, wait_until
 from kernel_cache import copied_cache, entry_files, function_entry, policy_entry
@@ -49,17 +52,11 @@ def cache_copy(tmp_path_factory):
     return copied_cache(tmp_path_factory.mktemp("cache"))
 
 
-def _largest_token_entry():
-    from llama_sim.core.engine import largest_token
-
-    return function_entry(largest_token)
-
-
 SOLVE = ["solve", "dice", "--row", "2 5 L", "--score", "12"]
 # What reads each entry: the comparison loads greedy's policy as a kernel (``jit.Kernel``); the solver
 # calls ``largest_token``, a cached helper, from Python.
 ENTRIES = {"policy": ([*COMPARE, "--format", "csv"], lambda: policy_entry("lama", "greedy")),
-           "helper": (SOLVE, _largest_token_entry)}
+           "helper": (SOLVE, lambda: function_entry(largest_token))}
 
 
 @pytest.mark.parametrize("entry,damage", [
@@ -420,8 +417,6 @@ sys.exit({function}())
 def test_ctrl_c_at_start_up_or_exit_is_one_line(moment):
     """Ctrl-C while ``llamasim`` imports its command line (the first half second of every run) or after
     its command: one line, exit status 130, never a traceback."""
-    import tomllib
-
     entry = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     module, function = entry["project"]["scripts"]["llamasim"].split(":")
     script = CONSOLE_SCRIPT.format(module=module, function=function)
@@ -434,10 +429,6 @@ def test_ctrl_c_inside_a_callback_from_compiled_code_is_still_one_line(capsys, m
     """Numba's loader calls back into Python from C (llvmlite's object cache, through ctypes); Python
     prints an exception raised there, the Ctrl-C handler's included, as "Exception ignored on calling
     ctypes callback function ..." and goes on. The command must stop with its one line all the same."""
-    import ctypes
-
-    from llama_sim.core import jit
-
     callback = ctypes.CFUNCTYPE(None)(lambda: os.kill(os.getpid(), signal.SIGINT))  # (the handler runs in it)
     get = jit.Kernel.get
 

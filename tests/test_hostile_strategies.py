@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from llama_sim.cli import main
+from llama_sim.core.strategies_file import check_source
 from cli_helpers import call, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -288,8 +289,6 @@ def test_a_strategies_file_that_could_print_or_write_is_refused_at_load(capsys, 
 def test_strategies_files_written_the_usual_way_load(capsys, tmp_path):
     """What authors use passes the check: the built-in strategy files, the example, numpy, numba's njit
     and types, the rule sets' constants, ``llama_sim.core.rng`` through a package import."""
-    from llama_sim.core.strategies_file import check_source
-
     for path in [*(REPO / "strategies").glob("*.py"), REPO / "examples" / "cautious.py"]:
         check_source(path, path.read_bytes())
     src = tmp_path / "usual_ways.py"
