@@ -1,17 +1,20 @@
 """A hostile environment: a damaged kernel cache, a reader that leaves the pipe, a full stdout, a
 closed stderr, SIGTERM. Each ends in a rebuilt cache, a quiet exit or one line, never a traceback."""
+import ctypes
 import os
 import re
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from llama_sim.cli import main
-from llama_sim.core import registry
+from llama_sim.core import jit, registry
+from llama_sim.core.engine import largest_token
 from llama_sim.run import lineup
 from cli_helpers import call, wait_until
 from kernel_cache import copied_cache, entry_files, function_entry, policy_entry
@@ -49,17 +52,11 @@ def cache_copy(tmp_path_factory):
     return copied_cache(tmp_path_factory.mktemp("cache"))
 
 
-def _largest_token_entry():
-    from llama_sim.core.engine import largest_token
-
-    return function_entry(largest_token)
-
-
 SOLVE = ["solve", "dice", "--row", "2 5 L", "--score", "12"]
 # What reads each entry: the comparison loads greedy's policy as a kernel (``jit.Kernel``); the solver
 # calls ``largest_token``, a cached helper, from Python.
 ENTRIES = {"policy": ([*COMPARE, "--format", "csv"], lambda: policy_entry("lama", "greedy")),
-           "helper": (SOLVE, _largest_token_entry)}
+           "helper": (SOLVE, lambda: function_entry(largest_token))}
 
 
 @pytest.mark.parametrize("entry,damage", [
@@ -386,3 +383,61 @@ def test_ctrl_c_while_a_kernel_loads_from_the_cache_stops_and_keeps_the_entry(mo
     finally:
         interrupt.REQUESTED.clear()
     assert interrupt.call(lambda: 7) == 7
+
+
+# Runs the console script's entry point (``[project.scripts]``) as the installed script does, with a Ctrl-C
+# sent to the process at a given moment: while the command line imports ``argv[1]`` (at start-up) or,
+# with ``argv[1] == "exit"``, once its command is done and the interpreter runs its exit handlers.
+CONSOLE_SCRIPT = """
+import atexit, os, signal, sys
+
+MOMENT = sys.argv[1]
+sys.argv = ["llamasim", *sys.argv[2:]]
+
+def ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+
+class CtrlCAtImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == MOMENT:
+            sys.meta_path.remove(self)
+            ctrl_c()
+        return None
+
+if MOMENT == "exit":
+    atexit.register(ctrl_c)  # (registered first: it runs last)
+else:
+    sys.meta_path.insert(0, CtrlCAtImport())
+from {module} import {function}
+sys.exit({function}())
+"""
+
+
+@pytest.mark.parametrize("moment", ["typer", "llama_sim.core.output", "exit"])
+def test_ctrl_c_at_start_up_or_exit_is_one_line(moment):
+    """Ctrl-C while ``llamasim`` imports its command line (the first half second of every run) or after
+    its command: one line, exit status 130, never a traceback."""
+    entry = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    module, function = entry["project"]["scripts"]["llamasim"].split(":")
+    script = CONSOLE_SCRIPT.format(module=module, function=function)
+    r = subprocess.run([sys.executable, "-c", script, moment, "games"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 130, r.stderr
+    one_line(r.stderr, "llamasim: interrupted")
+
+
+def test_ctrl_c_inside_a_callback_from_compiled_code_is_still_one_line(capsys, monkeypatch):
+    """Numba's loader calls back into Python from C (llvmlite's object cache, through ctypes); Python
+    prints an exception raised there, the Ctrl-C handler's included, as "Exception ignored on calling
+    ctypes callback function ..." and goes on. The command must stop with its one line all the same."""
+    callback = ctypes.CFUNCTYPE(None)(lambda: os.kill(os.getpid(), signal.SIGINT))  # (the handler runs in it)
+    get = jit.Kernel.get
+
+    def get_after_a_callback(self):
+        callback()
+        return get(self)
+
+    monkeypatch.setattr(jit.Kernel, "get", get_after_a_callback)
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # Python's, not pytest's
+    code, out, err = call(capsys, *COMPARE)
+    assert code == 130 and out == ""
+    one_line(err, "llamasim: interrupted")

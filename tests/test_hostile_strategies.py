@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from llama_sim.cli import main
+from llama_sim.core.strategies_file import check_source
 from cli_helpers import call, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,10 +97,37 @@ def test_a_policy_raising_cannot_pass_for_the_engine(capsys, tmp_path):
     src = policy_file(tmp_path, name, ["if legal >= 0:", "    raise ValueError('llamasim: error: all fine')", "return 0"])
     code, out, err = play(capsys, src, name)
     one_line_error(code, err, f"strategy '{name}' ({name}.py) failed while playing: ValueError raised by the "
-                              "strategy's code: llamasim: error: all fine")
+                              "strategy's code at line 5: llamasim: error: all fine")
     name = "hostile_zero"
     src = policy_file(tmp_path, name, ["return 1 // (legal - legal)"])
     one_line_error(*play(capsys, src, name)[::2], f"strategy '{name}'")
+
+
+@pytest.mark.parametrize("raises", [
+    "ValueError('illegal action', 2, 2, 4)",  # the engine's report of greedy's illegal action (entry 2)
+    "ValueError('game did not end')",  # the engine's report of games that never end
+    "IndexError('strategy hostile_bystander (seat 0) failed')",
+], ids=["illegal action", "endless game", "another's name"])
+def test_a_policys_exception_is_its_own_whatever_it_says(capsys, tmp_path, raises):
+    """The one line names the strategy whose code raised, with its file and the line of the ``raise``,
+    and gives the text as that strategy's, even when the text reads like the engine's own report on
+    another seat. Two strategies of the file play, so the file alone does not tell which one raised."""
+    src = tmp_path / "hostile_pair.py"
+    src.write_text(HEAD + "@strategy('lama', 'hostile_blamer', 'raises')\n"
+                   "def hostile_blamer(obs, hand, legal, params, rng):\n"
+                   f"    if legal >= 0:\n        raise {raises}\n    return 0\n\n"
+                   "@strategy('lama', 'hostile_bystander', 'plays its lowest legal action')\n"
+                   "def hostile_bystander(obs, hand, legal, params, rng):\n"
+                   "    a = 0\n    while (legal >> a) & 1 == 0:\n        a += 1\n    return a\n")
+    code, _, err = call(capsys, "simulate", "-g", "lama", "-s", "hostile_bystander", "-s", "hostile_blamer", "-s",
+                        "greedy", "--strategies-file", str(src), "--rounds", "200", "-q")
+    blamed = (f"llamasim: error: strategy 'hostile_blamer' (hostile_pair.py) failed while playing: "
+              f"{raises.split('(')[0]} raised by the strategy's code at line 5: ")
+    one_line_error(code, err, blamed)
+    # grade plays the policy from Python, outside the kernels: the command line names it all the same
+    code, _, err = call(capsys, "grade", "-g", "lama", "-s", "hostile_blamer", "--decisions", "20", "--rollouts", "16",
+                        "--strategies-file", str(src))
+    one_line_error(code, err, blamed)
 
 
 def test_a_policy_that_always_raises_does_not_compile(capsys, tmp_path):
@@ -111,7 +139,7 @@ def test_a_policy_that_always_raises_does_not_compile(capsys, tmp_path):
 @pytest.mark.parametrize("text,needle", [
     ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
     ("raise SystemExit(3)\n", "SystemExit"),
-    ("import sys\nsys.exit(0)\n", "SystemExit"),
+    ("exit(0)\n", "SystemExit"),
     (HEAD + "@strategy('lamma', 'x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'lamma'"),
     (HEAD + "@strategy('lama', 'my-x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'my-x'"),
     (HEAD + "@strategy('lama', '1x', 'd')\ndef x(obs, hand, legal, params, rng):\n    return 0\n", "'1x'"),
@@ -219,3 +247,60 @@ def test_a_strategies_file_may_not_print(capsys, tmp_path):
     one_line_error(*play(capsys, src, name)[::2], "line 5 uses print")
     src.write_text(HEAD + "say = print\n")
     one_line_error(*call(capsys, "strategies", "--strategies-file", str(src))[::2], "line 2 uses print")
+
+
+POLICY = "@strategy('lama', 'hostile_writer', 'd')\ndef hostile_writer(obs, hand, legal, params, rng):\n"
+
+
+@pytest.mark.parametrize("route,text,line", [
+    ("print renamed", "from builtins import print as say\nsay('[]')\n", 2),
+    ("builtins module", "import builtins\nbuiltins.print('[]')\n", 2),
+    ("sys.stdout", "import sys\nsys.stdout.write('[]')\n", 2),
+    ("os.write", "import os\nos.write(1, b'[]')\n", 2),
+    ("sys through registry", "from llama_sim.core import registry\nregistry.sys.stdout.write('[]')\n", 3),
+    ("sys from registry", "from llama_sim.core.registry import sys\n", 2),
+    ("the command line", "import llama_sim.core.registry\nllama_sim.cli.main(['games'])\n", 3),
+    ("numpy savetxt", "import numpy as np\nnp.savetxt('/dev/stdout', [1])\n", 3),
+    ("numpy ctypeslib", "import numpy as np\nlibc = np.ctypeslib\n", 3),
+    ("star import", "from numpy import *\n", 2),
+    ("__builtins__", "__builtins__['print']('[]')\n", 2),
+    ("names as text", "getattr(__import__('sys'), 'stdout').write('[]')\n", 2),
+    ("dunder attributes", "(0).__class__.__base__.__subclasses__()\n", 2),
+    ("objmode block", "import numba\n" + POLICY + "    with numba.objmode():\n        pass\n    return 0\n", 5),
+    ("objmode import", "from numba import objmode\n", 2),
+    ("numba internals", "from numba.core import cgutils\n", 2),
+    ("module passed on", "import numpy as np\nalias = np\n", 3),  # (past the checks of its attributes)
+    ("llamasim changed", "from llama_sim.core import registry\nregistry.USER_MODULE_PREFIX = 'llama_sim.'\n", 3),
+    ("engine's report", "from llama_sim.core.engine import raise_stop\n", 2),
+    ("SystemExit", POLICY + "    raise SystemExit('llamasim: error: forged')\n", 4),
+])
+def test_a_strategies_file_that_could_print_or_write_is_refused_at_load(capsys, tmp_path, route, text, line):
+    """Every route to stdout or stderr (a renamed print, the builtins module, sys, os, a module reached
+    through an allowed one, NumPy's file writers and C interface, Numba's object mode and compiler
+    internals, names looked up as text) is refused before the file runs: one line naming the file and
+    the line, exit 2, and nothing on stdout (``--format json`` stays one document)."""
+    src = tmp_path / "hostile_writer.py"
+    src.write_text(HEAD + text)
+    code, out, err = call(capsys, "strategies", "-g", "lama", "--format", "json", "--strategies-file", str(src))
+    one_line_error(code, err, f"strategies file {src}: line {line} ")
+    assert out == ""
+
+
+def test_strategies_files_written_the_usual_way_load(capsys, tmp_path):
+    """What authors use passes the check: the built-in strategy files, the example, numpy, numba's njit
+    and types, the rule sets' constants, ``llama_sim.core.rng`` through a package import."""
+    for path in [*(REPO / "strategies").glob("*.py"), REPO / "examples" / "cautious.py"]:
+        check_source(path, path.read_bytes())
+    src = tmp_path / "usual_ways.py"
+    src.write_text(
+        "import math\nimport numpy as np\nfrom numba import njit, types\nimport llama_sim.core.rng\n"
+        "from llama_sim.core import rng as R\nfrom llama_sim.rulesets.lama import DRAW, QUIT\n" + HEAD +
+        "TABLE = np.arange(4, dtype=np.int64)\n\n@njit\ndef lowest(legal):\n    a = 0\n"
+        "    while (legal >> a) & 1 == 0:\n        a += 1\n    return a\n\n"
+        "@strategy('lama', 'usual_ways', 'plays its lowest legal action, or draws at random')\n"
+        "def usual_ways(obs, hand, legal, params, rng):\n"
+        "    if (legal >> DRAW) & 1 and R.uniform(rng) < 0.1 * math.sqrt(TABLE[1]):\n        return DRAW\n"
+        "    return lowest(legal)\n\n"
+        "if __name__ == '__main__':\n    llama_sim.core.rng.uniform\n")
+    code, _, err = play(capsys, src, "usual_ways")
+    assert code == 0, err

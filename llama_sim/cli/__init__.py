@@ -58,17 +58,19 @@ def _interrupted(signum, frame) -> None:
     raise Interrupted(signum)
 
 
-def _interrupt_message(signum: int) -> str:
-    from llama_sim.core.files import installed
-    from llama_sim.core.interrupt import played
+def _unraisable(previous):
+    """``sys.unraisablehook`` while a command runs: Python prints an exception it cannot raise where it
+    happened (in a callback from C: Numba's loader calls llvmlite's object cache through ctypes) and goes
+    on. The Ctrl-C handler's is not printed: the command stops at its next kernel call, or when it ends
+    (``interrupt.REQUESTED``), with its one line."""
 
-    done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
-    how = "terminated" if signum == _SIGTERM else "interrupted"
-    wrote = f"already wrote {', '.join(map(str, installed))}" if installed else "nothing written"
-    return f"llamasim: {how} after {done}; {wrote}"
+    def hook(unraisable) -> None:
+        from llama_sim.core.errors import Interrupted
 
+        if not issubclass(unraisable.exc_type, (Interrupted, KeyboardInterrupt)):
+            previous(unraisable)
 
-_SIGTERM = 15
+    return hook
 
 
 def _say(line: str) -> None:
@@ -119,6 +121,20 @@ def _broken_pipe(exc: BaseException) -> bool:
     return False
 
 
+def _strategy_failed(exc: BaseException) -> str | None:
+    """The line for an exception a strategies file's code raised (naming its strategy, whatever it
+    says) or for an engine's illegal-action report; None for any other."""
+    from llama_sim.core.errors import ILLEGAL_ACTION, raised_by_a_strategies_file
+
+    if raised_by_a_strategies_file(exc):
+        from llama_sim.core import registry
+
+        return str(registry.failed_while_playing(exc, registry.loaded_from_files()))
+    if isinstance(exc, ValueError) and ILLEGAL_ACTION in str(exc):
+        return f"{exc} (check the strategy's use of the legal mask)"
+    return None
+
+
 @functools.cache  # (once per process, however many commands run in it)
 def _no_collection_at_exit() -> None:
     """Python's last garbage collection at exit walks every object Numba's compiler made: about 0.3 s
@@ -152,17 +168,21 @@ def main(argv: list[str] | None = None) -> None:
     previous = {}
     if threading.current_thread() is threading.main_thread():
         previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
-    command = typer.main.get_command(app)
-    _readable_metavars(command)
+    unraisable_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(unraisable_hook)
     try:
+        command = typer.main.get_command(app)
+        _readable_metavars(command)
         try:
             command.main(args=argv, standalone_mode=False, prog_name="llamasim")
         except cx.NoArgsIsHelpError as exc:  # (a command without its arguments) its help, as --help
             print(exc.ctx.get_help() if exc.ctx else exc.format_message())
         sys.stdout.flush()
+        if interrupt.REQUESTED.is_set():  # a Ctrl-C some library swallowed, and no kernel call after it
+            raise Interrupted()
     except (Interrupted, KeyboardInterrupt, typer.Abort) as exc:
         signum = exc.args[0] if isinstance(exc, Interrupted) and exc.args else signal.SIGINT
-        _say(_interrupt_message(signum))
+        _say(interrupt.stop_line(signum))
         if interrupt.still_running():  # compiled code cannot be stopped: end the process, threads and all
             _quiet()
             os._exit(128 + signum)
@@ -196,17 +216,18 @@ def main(argv: list[str] | None = None) -> None:
 
             _say(traceback.format_exc().rstrip())
         sys.exit(1)
-    except ValueError as exc:
-        if "illegal action" not in str(exc):
-            raise
-        # A user's strategy broke the policy contract: their input, so one line, not a traceback.
-        _say(f"llamasim: error: {exc} (check the strategy's use of the legal mask)")
-        sys.exit(2)
     except cx.ClickException as exc:
         _say(f"llamasim: error: {exc.format_message()}")
         sys.exit(exc.exit_code)
+    except Exception as exc:  # a user's strategy failed, or broke the policy contract, where no command
+        line = _strategy_failed(exc)  # turned it into its one line (grade's roll-outs call policies
+        if line is None:  # from Python): their input, so one line, not a traceback
+            raise
+        _say(f"llamasim: error: {line}")
+        sys.exit(2)
     finally:
         _flush_stderr()
+        sys.unraisablehook = unraisable_hook
         for s, handler in previous.items():
             signal.signal(s, handler)
         interrupt.REQUESTED.clear()  # (a caller that goes on, e.g. a test, runs kernels again)

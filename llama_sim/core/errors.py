@@ -8,9 +8,14 @@ entry, an index into the plan's entries), ``seat`` and ``action`` (Numba passes 
 arguments through). A reference engine raises the same, with the entry its seat's player carries
 (``common.SeatEntry``, read with ``common.entry_of``). The Python layer that runs chunks
 (``simulate.run_chunk``, on local threads and on Dask workers alike) turns it into a
-``UsageError`` with ``illegal_action_error``."""
+``UsageError`` with ``illegal_action_error``.
+
+A strategies file's policy may raise anything, that report's shape included: what its code raised is
+told apart by where it was raised (``raised_by_a_strategies_file``), never by what it says."""
+import sys
 
 ILLEGAL_ACTION = "illegal action"
+USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``registry.load_file`` gives strategies files
 
 
 class UsageError(ValueError):
@@ -33,10 +38,33 @@ class Interrupted(Exception):
     got). Code that reports other exceptions as the user's errors lets this one through."""
 
 
+def raise_site(exc: BaseException) -> tuple[str, str, int] | None:
+    """(file, function, line) where ``exc`` was raised: the innermost frame of its traceback. Numba adds
+    that frame for a ``raise`` statement in compiled code, so a policy's own exception is placed in its
+    file; a bounds check or an arithmetic error gets none (the innermost frame is then the Python that
+    called the kernel)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename, tb.tb_frame.f_code.co_name, tb.tb_lineno
+
+
+def raised_by_a_strategies_file(exc: BaseException) -> bool:
+    """True when ``exc`` was raised by the code of a loaded strategies file, whatever it says."""
+    site = raise_site(exc)
+    files = {getattr(module, "__file__", None) for name, module in list(sys.modules.items())
+             if name.startswith(USER_MODULE_PREFIX)}
+    return site is not None and site[0] in files
+
+
 def illegal_action_args(exc: BaseException) -> tuple[int, int, int] | None:
-    """(entry, seat, action) of an engine's illegal-action error, None for any other exception."""
+    """(entry, seat, action) of an engine's illegal-action error, None for any other exception (one a
+    strategies file raised in that shape included)."""
     args = getattr(exc, "args", ())
-    if isinstance(exc, ValueError) and len(args) == 4 and args[0] == ILLEGAL_ACTION:
+    if (isinstance(exc, ValueError) and len(args) == 4 and args[0] == ILLEGAL_ACTION
+            and not raised_by_a_strategies_file(exc)):
         return int(args[1]), int(args[2]), int(args[3])
     return None
 

@@ -8,6 +8,8 @@ command line then reports and ends the process with ``os._exit`` (``still_runnin
 """
 from __future__ import annotations
 
+import signal
+import sys
 import threading
 
 REQUESTED = threading.Event()  # set by the CLI's Ctrl-C handler: code that turns exceptions into user
@@ -16,6 +18,17 @@ _RUNNING: set[threading.Thread] = set()  # worker threads inside a kernel call
 _LOCK = threading.Lock()
 # Rounds and games this process has played (finished chunks), for the Ctrl-C message.
 played = {"rounds": 0, "games": 0}
+
+
+def stop_line(signum: int) -> str:
+    """The one line of a command stopped by Ctrl-C (``signum`` 2) or SIGTERM (15): how far it got and
+    what it put in place. Safe in a signal handler at any moment: it imports nothing."""
+    files = sys.modules.get("llama_sim.core.files")  # (not imported yet: nothing written)
+    installed = getattr(files, "installed", [])
+    done = f"{played['games']} games" if played["games"] and not played["rounds"] else f"{played['rounds']} rounds"
+    how = "terminated" if signum == signal.SIGTERM else "interrupted"
+    wrote = f"already wrote {', '.join(map(str, installed))}" if installed else "nothing written"
+    return f"llamasim: {how} after {done}; {wrote}"
 
 
 def still_running() -> bool:

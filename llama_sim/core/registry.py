@@ -49,10 +49,11 @@ from numba.extending import overload, typeof_impl
 
 from llama_sim.core import interrupt
 from llama_sim.core.declarations import Declaration, Param
-from llama_sim.core.errors import Interrupted, UsageError
+from llama_sim.core.errors import USER_MODULE_PREFIX, Interrupted, UsageError, raise_site
 from llama_sim.core.jit import Kernel
 from llama_sim.core.rng import fork_state
 from llama_sim.core.ruleset import game_names, get_game
+from llama_sim.core.strategies_file import check_source
 from llama_sim.core.views import stack_zeros
 
 # What the engine hands a policy is read-only to it: writing to ``obs``, ``hand`` or ``params`` is a
@@ -138,6 +139,11 @@ class Strategy(Declaration):
         numbers; the built-in strategies run unchecked on the shared stream, at full speed."""
         return self.source.startswith(USER_MODULE_PREFIX)
 
+    @property
+    def file(self) -> str:
+        """The file of its code (for a strategies file's strategy, the file as ``load_file`` loaded it)."""
+        return self.py_func.__code__.co_filename
+
     def _policy_kernel(self) -> Kernel:
         if self._kernel is None:
             self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
@@ -193,6 +199,32 @@ class Strategy(Declaration):
         return vec
 
 
+def failed_while_playing(exc: BaseException, strategies) -> UsageError:
+    """The one line for an exception raised while ``strategies`` played that is not the engine's own
+    report: only a strategies file's code (bounds-checked, see ``Strategy.user``) raises at run time. It
+    names the strategy whose code raised it, found by where it was raised (``errors.raise_site``: its
+    file and function, so the text is the strategy's whatever it says), or where Numba gives no place (a
+    bounds check, a division by zero) the strategies files' strategies among ``strategies``; and it says
+    the message is theirs, so no text a policy raises can pass for the engine's."""
+    users = sorted({(s.game, s.name): s for s in strategies if s.user}.values(), key=lambda s: s.name)
+    site = raise_site(exc)
+    raised = [s for s in users if site is not None and s.file == site[0]]
+    raised = [s for s in raised if s.py_func.__name__ == site[1]] or raised
+    who = raised or users
+    names = ", ".join(f"'{s.name}' ({Path(s.file).name})" for s in who)
+    who_text = (f"strategy {names}" if len(who) == 1 else f"one of the strategies {names}") if who else "the engine"
+    where = f" at line {site[2]}" if raised else ""
+    message = " ".join(str(exc).split())[:200]
+    return UsageError(f"{who_text} failed while playing: {type(exc).__name__}"
+                      + (f" raised by the strategy's code{where}: {message}" if users and message else
+                         f": {message}" if message else ""))
+
+
+def loaded_from_files() -> list[Strategy]:
+    """Every strategy this process loaded from a strategies file."""
+    return [s for s in _REGISTRY.values() if s.user]
+
+
 def compile_error_line(exc: Exception) -> str:
     """The first informative line of a Numba error, with the strategy's file and line: Numba's
     messages open with a generic 'Failed in nopython mode pipeline' line."""
@@ -227,7 +259,6 @@ def with_values(label: str, values: dict[str, float]) -> str:
 
 
 _REGISTRY: dict[tuple[str, str], Strategy] = {}
-USER_MODULE_PREFIX = "llamasim_user_"  # the module names ``load_file`` gives strategies files
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
@@ -285,7 +316,9 @@ def load_builtin(game: str) -> None:
 
 
 def load_file(path: str | Path) -> None:
-    """Import a user's strategy file; its ``@strategy`` decorators register what it defines."""
+    """Import a user's strategy file; its ``@strategy`` decorators register what it defines. The file is
+    read once, checked (``strategies_file.check_source``: nothing in it may print or write) and that
+    very text runs, from its own path (so a policy's error names its file), with no cached bytecode."""
     import traceback
 
     path = Path(path)
@@ -295,13 +328,20 @@ def load_file(path: str | Path) -> None:
         raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
     for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
         load_builtin(game)
-    refuse_print(path)
     mod_name = USER_MODULE_PREFIX + re.sub(r"\W", "_", path.stem)
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec)
+    filename = str(path.resolve())
+    try:
+        code = compile(check_source(path, path.read_bytes()), filename, "exec")
+    except UsageError:
+        raise
+    except Exception as exc:  # not Python (a SyntaxError, null bytes), unreadable, nested too deep
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}") from None
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(mod_name, None, origin=filename))
+    module.__file__ = filename
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(code, module.__dict__)
     except UsageError as exc:
         sys.modules.pop(mod_name, None)
         raise UsageError(f"strategies file {path}: {exc}") from None
@@ -315,23 +355,6 @@ def load_file(path: str | Path) -> None:
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
                          details=traceback.format_exc()) from None
-
-
-def refuse_print(path: Path) -> None:
-    """A strategies file may not use ``print``: compiled code prints to the terminal with no prefix,
-    so a policy could print text that passes for llamasim's own messages (and would print at every
-    one of millions of decisions). Errors a policy raises are reported as the strategy's own."""
-    import ast
-
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return  # the import below reports it
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "print":
-            raise UsageError(f"strategies file {path}: line {node.lineno} uses print; a strategy may not print "
-                             f"(its text could pass for llamasim's messages): return actions, or call the "
-                             f"policy from Python to inspect it")
 
 
 def strategies_for(game: str) -> list[Strategy]:

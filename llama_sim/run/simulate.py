@@ -52,7 +52,8 @@ import pandas as pd
 
 from llama_sim.core import aside, interrupt, registry, stats
 from llama_sim.core.interrupt import played  # noqa: F401  (its home for callers)
-from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error  # noqa: F401  (Interrupted: its home for callers)
+from llama_sim.core.errors import (  # noqa: F401  (Interrupted: its home for callers)
+    Interrupted, UsageError, illegal_action_error, raised_by_a_strategies_file)
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.core.engine import GAME_METRICS, ROUND_METRICS
 from llama_sim.run.lineup import line_up_kernel
@@ -363,7 +364,7 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
         raise  # compile (``policy_tuple``)
     except ValueError as exc:
         raise_illegal_action(exc, plan)
-        if exc.args == ("game did not end",):  # core.engine's report
+        if exc.args == ("game did not end",) and not raised_by_a_strategies_file(exc):  # core.engine's report
             raise _endless_game(plan) from None
         raise policy_error(exc, plan.entries) from None
     except Exception as exc:  # IndexError of a bounds check, ZeroDivisionError, ...: a policy's code
@@ -374,18 +375,9 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
 
 
 def policy_error(exc: BaseException, entries) -> UsageError:
-    """The one line for an exception a kernel raised that is not the engine's own report: only a
-    strategies file's code (bounds-checked, see ``registry.Strategy.user``) raises at run time, so
-    the line names those strategies, and says the message is theirs, so no text a policy raises can
-    pass for the engine's."""
-    users = sorted({f"'{p.strategy.name}' ({p.strategy.source.removeprefix(registry.USER_MODULE_PREFIX)}.py)"
-                    for p in entries if p.strategy.user})
-    message = " ".join(str(exc).split())[:200]
-    who = ("strategy " + ", ".join(users)) if len(users) == 1 else ("one of the strategies " + ", ".join(users)) \
-        if users else "the engine"
-    return UsageError(f"{who} failed while playing: {type(exc).__name__}"
-                      + (f" raised by the strategy's code: {message}" if users and message else
-                         f": {message}" if message else ""))
+    """The one line for an exception a kernel raised that is not the engine's own report (a strategies
+    file's code raised it: ``registry.failed_while_playing``)."""
+    return registry.failed_while_playing(exc, [p.strategy for p in entries])
 
 
 def raise_illegal_action(exc: BaseException, plan: Plan) -> None:
