@@ -12,7 +12,7 @@ import llama_sim
 from llama_sim.core.commands import COMMANDS, Param
 from llama_sim.core.errors import UsageError
 from llama_sim.present.experiment import load_spec
-from llama_sim.present.spec import STEP_COMMANDS
+from llama_sim.present.steps import STEP_KINDS
 
 from cli_helpers import call
 
@@ -92,7 +92,7 @@ def cli_args(command_name: str, values: dict) -> list[str]:
 
 
 def spec_text(command_name: str, values: dict) -> str:
-    kind = next(k for k, c in STEP_COMMANDS.items() if c == command_name)
+    kind = command_name
     command = COMMANDS[command_name]
     step = {"kind": kind}
     for key, value in values.items():
@@ -138,6 +138,10 @@ def test_a_bad_value_gets_the_same_words_from_every_entry_point(command_name, p,
     assert len(words) >= 2 or (p.api and len(words) == 1), words
     assert len(set(words.values())) == 1, words
     assert next(iter(words.values())).startswith(f"{p.name}: "), words
+
+
+def test_every_step_kind_is_a_declared_command():
+    assert set(STEP_KINDS) <= set(COMMANDS)
 
 
 def test_false_as_a_string_is_refused_naming_the_key(tmp_path):

@@ -155,16 +155,16 @@ def test_solve_table_without_row_covers_every_row_up_to_6_cards(capsys):
 
 @pytest.mark.parametrize("args,needle", [
     (["solve", "dice", "--row", "2 5 X"], "invalid card 'X'"),
-    (["solve", "dice", "--row", ""], "row is empty"),
-    (["solve", "dice", "--row", "2", "--llama-row", ""], "llama row is empty"),
+    (["solve", "dice", "--row", ""], "row: must not be empty"),
+    (["solve", "dice", "--row", "2", "--llama-row", ""], "llama_row: must not be empty"),
     (["solve", "dice", "--row", "2", "--llama-row", "1 1 2"], "at most one card of each value"),
     (["solve", "dice", "--row", "2 2 2 2 2 2", "--llama-row", "2"], "impossible position"),
     (["solve", "dice"], "give --row"),
     (["solve", "lama", "--row", "2"], "dice only"),
     (["solve", "chess", "--row", "2"], "unknown game"),
     (["solve", "dice", "--row", "2", "--format", "xml"], "unknown --format"),
-    (["solve", "dice", "--row", "2", "--score", "40"], "--score must be from 0 to 39"),
-    (["solve", "dice", "--row", "2", "--score", "-3"], "--score must be from 0 to 39"),
+    (["solve", "dice", "--row", "2", "--score", "40"], "score: must be at most 39, not 40"),
+    (["solve", "dice", "--row", "2", "--score", "-3"], "score: must be at least 0, not -3"),
 ])
 def test_solve_bad_input_exits_2_with_one_line(capsys, args, needle):
     code, out, err = call(capsys, *args)

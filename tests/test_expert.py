@@ -73,4 +73,4 @@ def test_grade_rejects_bad_input_in_one_line():
     out = subprocess.run([sys.executable, "-m", "llama_sim", "grade", "--game", "lama", "-s", "greedy",
                           "--rollouts", "1"], capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.strip().count("\n") == 0 and "--rollouts" in out.stderr
+    assert out.stderr.strip().count("\n") == 0 and "rollouts: must be at least 2, not 1" in out.stderr

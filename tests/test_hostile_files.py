@@ -307,7 +307,7 @@ def test_bad_report_folders_refused_before_any_work(capsys, tmp_path, monkeypatc
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
     (tmp_path / "afile").write_text("x")
-    cases = [(str(tmp_path / "nul\0rep"), "null byte"), (str(tmp_path / LONG), "longer than the file system"),
+    cases = [(str(tmp_path / "nul\0rep"), "out: must not hold a NUL character"), (str(tmp_path / LONG), "longer than the file system"),
              (str(tmp_path / "missing" / "rep"), "does not exist"), (str(tmp_path / "afile" / "rep"), "is not a folder"),
              (str(tmp_path / "afile"), "is not a folder")]
     for path, needle in cases:

@@ -142,10 +142,10 @@ def test_a_league_over_counts_balances_line_ups_and_games():
 
 @pytest.mark.parametrize("kwargs,needle", [
     ({"strategies": ["smart"]}, "at least two strategies"),
-    ({"strategies": ["smart", "smart"]}, "given twice"),
+    ({"strategies": ["smart", "smart"]}, "strategies: lists 'smart' twice"),
     ({"strategies": ["smart", "nosuch"]}, "unknown lama strategy"),
     ({"players": 7}, "2 to 6 players"),
-    ({"games": 0}, "must be positive"),
+    ({"games": 0}, "games: must be at least 1, not 0"),
     ({"games": 10, "rounds": 10}, "not both"),
 ])
 def test_bad_league_arguments_raise_usage_errors(kwargs, needle):
@@ -182,7 +182,7 @@ def test_league_api_matches_the_cli_json(capsys):
     (["--precision", "0.1"], "not --precision"),
     (["--view", "seats"], "--view seats needs --seat-table"),
     (["-p", "9"], "2 to 6 players"),
-    (["smart"], "given twice"),
+    (["smart"], "strategies: lists 'smart' twice"),
 ])
 def test_bad_league_command_lines_exit_2(capsys, extra, needle):
     from cli_helpers import call

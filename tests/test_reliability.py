@@ -92,9 +92,9 @@ def test_all_files_of_a_result_or_none(capsys, tmp_path, monkeypatch):
     (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=nan:1:1"], "finite"),
     (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=0:inf:1"], "finite"),
     (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=0:1:-inf"], "finite"),
-    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", "-1"], "--seed"),
-    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", str(2**64)], "--seed"),
-    (["compare", "-g", "lama", "greedy", "threshold", "--seed", str(2**70)], "--seed"),
+    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", "-1"], "seed: must be at least 0, not -1"),
+    (["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--seed", str(2**64)], "seed: must be at most 18,446,744,073,709,551,615"),
+    (["compare", "-g", "lama", "greedy", "threshold", "--seed", str(2**70)], "seed: must be at most"),
     (["simulate", "-g", "lama", "-s", "threshold:quit_at=3,quit_at=9", "-s", "greedy"], "given twice"),
     (["compare", "-g", "lama", "threshold:quit_at=nan", "greedy"], "outside"),
 ])
@@ -206,7 +206,7 @@ def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
 
     for module in (sim, backends):  # warm-up plays through simulate's, the chunks through backends'
         monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
-    one_line_error(*call(capsys, *args, "-q")[::2], "at most 100000000000 (1e11)")
+    one_line_error(*call(capsys, *args, "-q")[::2], "must be at most 100,000,000,000")
 
 
 def test_chunks_are_generated_lazily_and_kept_in_a_window():
@@ -267,7 +267,7 @@ def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys, monkeypatch
         (f"tcp://127.0.0.1:{closed_port}", "cannot reach the Dask scheduler"),
         ("tcp://127.0.0.1:99999", "not a scheduler address"),
         ("not an address", "not a scheduler address"),
-        ("", "not a scheduler address"),
+        ("", "scheduler: must not be empty"),
         ("http://127.0.0.1:8786", "use tcp:// or tls://"),
     ]
     try:

@@ -35,10 +35,11 @@ import pandas as pd
 from llama_sim.core import interrupt, registry
 from llama_sim.core import rng as R
 from llama_sim.core.engine import ROUND_METRICS
-from llama_sim.core.errors import UsageError
+from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.expert import OWN
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
+from llama_sim.run.simulate import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")
 Z = 1.959963984540054
@@ -87,7 +88,13 @@ def record_decisions(game: str, player: registry.Player, n: int, decisions: int,
     s1 = np.zeros(width, np.int64)  # the reference loop's tallies (round metrics x 1 unit), unused here
     s2 = np.zeros((width, width), np.int64)
     while len(kept) < decisions:
-        rule_set.reference_blocks(seed, round_no[0], 1, n, seats, seats, 1, False, entries, cfg, s1, s2)
+        try:
+            rule_set.reference_blocks(seed, round_no[0], 1, n, seats, seats, 1, False, entries, cfg, s1, s2)
+        except (UsageError, Interrupted):
+            raise
+        except Exception as exc:  # an illegal action, or the graded strategy's own code raised: one line
+            illegal = illegal_action_error(exc, [player.label] * n, rule_set.action_names)
+            raise (illegal if illegal is not None else policy_error(exc, [player])) from None
         round_no[0] += 1
         if round_no[0] > 100 * decisions + 1000:
             raise UsageError(f"{player.label} met no choice in {round_no[0]:,} rounds of {game}: nothing to grade")

@@ -37,13 +37,13 @@ def _readable_metavars(command) -> None:
     for sub in getattr(command, "commands", {}).values():
         _readable_metavars(sub)
     for param in command.params:
+        if param.param_type_name == "argument":  # its name is shown; typer would add <list[str]>
+            param.display_type_rich = lambda ctx=None: None
         if param.metavar is not None or getattr(param, "is_flag", False):
             continue
         name = max(param.opts, key=len) if param.opts else param.name
         kind = getattr(param, "bare_type", lambda: "")().removeprefix("list[").removesuffix("]")
         param.metavar = _METAVARS.get(name) or _TYPE_METAVARS.get(kind, "VALUE")
-        if param.param_type_name == "argument":  # its name is shown; typer would add <list[str]>
-            param.display_type_rich = lambda ctx=None: None
 
 
 

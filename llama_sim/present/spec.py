@@ -141,10 +141,6 @@ class Checker:
 
 
 
-# A step kind is a command (``core.commands``), under the name the spec uses.
-STEP_COMMANDS = {"compare": "compare", "league": "league", "seat_table": "seat_table", "sweep": "sweep",
-                 "solve": "solve", "simulate": "simulate", "advise": "advise", "chart": "chart", "tune": "tune",
-                 "grade": "grade", "variants": "variants"}
 # A list of player counts runs a compare step once per count.
 PER_COUNT = {"compare"}
 # The defaults a step always carries: its run's size (scaled by --scale, named in its method line).
@@ -154,7 +150,8 @@ MAX_STEP_NAME = 100  # a step's name names its files (name + table + suffix): we
 
 
 def step_command(kind: str) -> Command:
-    return COMMANDS[STEP_COMMANDS[kind]]
+    """A step kind is the command of its name (``core.commands``)."""
+    return COMMANDS[kind]
 
 
 def step_keys(kind: str, game) -> set[str]:
@@ -258,6 +255,13 @@ def check_step(check: Checker, where: str, kind: str, step: dict, options: dict,
             names = args[p.name] if isinstance(args[p.name], list) else [args[p.name]]
             checked = _strategy_names(check, key, names, game, isinstance(step.get(p.key), list))
             args[p.name] = checked if isinstance(args[p.name], list) else checked[0]
+    if "all" in step.get("strategies", ()) or step.get("strategies") == "all":  # "all" is now the built-ins
+        try:
+            for n in args["players"] if isinstance(args.get("players"), list) else [args.get("players")]:
+                for c in command.game_checks:
+                    c({**args, "players": n}, game)
+        except Problem as exc:
+            check.fail(f"{where}{_key_of(command, exc.name)}", exc.problem)
     if "metrics" in args:
         from llama_sim.run.simulate import compared_metrics
 
