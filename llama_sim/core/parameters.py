@@ -267,7 +267,8 @@ class Param:
             ratio = (hi - lo) / step + 1e-9  # inf for a step like 1e-320: checked before floor()
             span_count = math.floor(ratio) if ratio < MAX_SWEEP_VALUES else MAX_SWEEP_VALUES
             if not span_count < MAX_SWEEP_VALUES:
-                self.fail(f"{key}: {shown(span)} gives more values than the {MAX_SWEEP_VALUES} a sweep takes at most")
+                self.fail(f"{key}: {shown(span)} gives more than {MAX_SWEEP_VALUES} values; a sweep takes at most "
+                          f"{MAX_SWEEP_VALUES}")
             return [lo + step * i for i in range(int(span_count) + 1)]
         if not isinstance(span, (list, tuple)) or not span or not all(_is_number(v) for v in span):
             self.fail(f"{key}: must be \"lo:hi:step\" or a non-empty list of numbers, not {shown(span)}")
