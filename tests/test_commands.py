@@ -218,3 +218,18 @@ def test_a_file_option_is_read_relative_to_the_spec(tmp_path, monkeypatch):
                     'kind = "advise"\nhand = "1 2"\ntop = "3"\nhand_sizes = "4"\npile = 20\n')
     monkeypatch.chdir(tmp_path)
     assert load_spec(spec).steps[0].kind == "advise"
+
+
+def test_a_parameter_the_command_does_not_take_gets_the_same_words_everywhere(capsys, tmp_path):
+    """sweep took precision in a spec, had no --precision, and the API called it a rule-set option."""
+    words = "precision: sweep has no such parameter"
+    with pytest.raises(UsageError, match=f"^{words}"):
+        llama_sim.sweep("lama", "threshold", "quit_at=1:2:1", rounds=100, precision=0.1)
+    code, _, err = call(capsys, "sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=1:2:1",
+                        "--precision", "0.1")
+    assert code == 2 and err.startswith(f"llamasim: error: {words}"), err
+    path = tmp_path / "spec.toml"
+    path.write_text('question = "q"\ngame = "lama"\n[[steps]]\nkind = "sweep"\nstrategy = "threshold"\n'
+                    'grid = { quit_at = "1:2:1" }\nprecision = 0.1\n')
+    with pytest.raises(UsageError, match=rf"steps\[0\]\.{words}"):
+        load_spec(path)

@@ -146,6 +146,22 @@ def _no_collection_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
+def _unknown_option(exc) -> str | None:
+    """An option a declared command does not take, in the words the API and a spec use
+    (``precision: sweep has no such parameter ...``); None for any other usage error."""
+    from llama_sim.core.commands import COMMANDS, Problem
+
+    name = getattr(exc, "option_name", None)
+    command = COMMANDS.get(getattr(getattr(exc.ctx, "command", None), "name", None) or "")
+    if not isinstance(exc, cx.NoSuchOption) or command is None or not name.startswith("--"):
+        return None
+    try:
+        command.unknown(name[2:].replace("-", "_"))
+    except Problem as problem:
+        return str(problem)
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning every usage problem into one line and exit status 2,
     Ctrl-C into one line and status 130 and SIGTERM into one line and 143 (no file is written: see
@@ -195,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except cx.UsageError as exc:
-        message = " ".join(exc.format_message().split())
+        message = _unknown_option(exc) or " ".join(exc.format_message().split())
         _say(f"llamasim: error: {message}")
         sys.exit(2)
     except SystemExit as exc:  # click's own exit 1 after a reader left stdout: a quiet exit 0

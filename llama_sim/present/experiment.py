@@ -165,7 +165,12 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
             except UsageError as exc:
                 check.fail(f"{where}game", str(exc))
             spec_options = {} if step_game is not game else options
-        check.unknown(where, step, step_keys(kind, step_game) | STEP_OPTION_KEYS | {"kind", "name", "title", "game"})
+        allowed = step_keys(kind, step_game) | STEP_OPTION_KEYS | {"kind", "name", "title", "game"}
+        for key in [k for k in step if k not in allowed]:  # in the spec's order: the first is named
+            try:  # the words the command line and the API use for a parameter the command does not take
+                step_command(kind).unknown(key)
+            except Problem as exc:
+                check.fail(f"{where}{key}", exc.problem)
         step_name = check.string(f"{where}name", step["name"]) if "name" in step else f"{i + 1}-{kind}"
         if not all(c.isalnum() or c in "-_" for c in step_name):
             check.fail(f"{where}name", f"'{step_name}' may hold only letters, digits, - and _")
