@@ -154,6 +154,10 @@ def test_false_as_a_string_is_refused_naming_the_key(tmp_path):
     path.write_text('question = "q"\ngame = "dice"\n[[steps]]\nkind = "advise"\nrow = "2 5 L"\nalone = "false"\n')
     with pytest.raises(UsageError, match=r"steps\[0\]\.alone: must be true or false, not 'false'$"):
         load_spec(path)
+    position = tmp_path / "position.toml"
+    position.write_text('hand = "1 2"\ntop = "3"\nhand_sizes = "4"\npile = 20\nshow = "false"\n')
+    with pytest.raises(UsageError, match=r"^show: must be true or false, not 'false'$"):
+        llama_sim.advise("kadabra", position_file=position)
     path.write_text('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2 5 L"\ntable = "false"\n')
     with pytest.raises(UsageError, match=r"steps\[0\]\.table: must be true or false, not 'false'$"):
         load_spec(path)
@@ -233,3 +237,32 @@ def test_a_parameter_the_command_does_not_take_gets_the_same_words_everywhere(ca
                     'grid = { quit_at = "1:2:1" }\nprecision = 0.1\n')
     with pytest.raises(UsageError, match=rf"steps\[0\]\.{words}"):
         load_spec(path)
+
+
+def test_a_missing_pyarrow_is_found_before_any_work(tmp_path, monkeypatch):
+    import importlib.util
+
+    import llama_sim.run.simulate as sim
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name, *a))
+    monkeypatch.setattr(sim, "run_chunk", lambda *a: pytest.fail("played before checking pyarrow"))
+    path = tmp_path / "spec.toml"
+    path.write_text('question = "q"\ngame = "lama"\n[[steps]]\nkind = "simulate"\nseats = ["greedy", "greedy"]\n'
+                    'rounds = 10\n')
+    with pytest.raises(UsageError, match="needs pyarrow"):
+        llama_sim.run_experiment(path, out=tmp_path / "out", quiet=True)
+
+
+def test_a_spec_name_holding_a_nul_is_named_as_the_name(tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_text('name = "a\\u0000b"\nquestion = "q"\ngame = "lama"\n[[steps]]\nkind = "simulate"\n'
+                    'seats = ["greedy", "greedy"]\n')
+    with pytest.raises(UsageError, match=r"spec.toml: name: must not hold a NUL character$"):
+        load_spec(path)
+
+
+@pytest.mark.parametrize("param", [5, {"quit_at": 3}, {"quit_at": [1, float("nan")]}, ["quit_at=1:2:1"] * 2])
+def test_a_bad_sweep_grid_is_one_usage_error(param):
+    with pytest.raises(UsageError, match="^param: "):
+        llama_sim.sweep("lama", "threshold", param, rounds=100, quiet=True)
