@@ -38,7 +38,7 @@ def test_console_script_bad_input_exit_2_one_line():
     (["compare", "-g", "lama", "--format", "xml", "greedy"], "unknown --format"),
     (["compare", "-g", "lama", "--rounds", "10", "--games", "10", "greedy"], "not both"),
     (["compare", "-g", "lama", "-p", "2", "greedy", "threshold", "random"], "do not fit 2 seats"),
-    (["compare", "-g", "lama", "--nosuch-option", "greedy"], "nosuch-option"),
+    (["compare", "-g", "lama", "--nosuch-option", "greedy"], "nosuch_option: compare has no such parameter"),
     (["compare", "-g", "lama", "--threads", "0", "greedy", "threshold"], "threads"),
     (["compare", "-g", "lama", "--strategies-file", "/nonexistent.py", "greedy"], "not found"),
     (["compare", "-g", "lama", "--dice-layout", "12-34-56", "greedy", "threshold"], "lama takes no rule-set options"),
