@@ -122,7 +122,7 @@ games = 600
     (BASE + "terms = { quit_at = 1 }\n" + STEP, "terms.quit_at", "must be a string"),
     (BASE + "reading = 5\n" + STEP, "reading", "must be a string"),
     (BASE + STEP + "speed = 3\n", "steps[0].speed", "compare has no such parameter"),
-    ('question = "q"\ngame = "lama"\nseed = "one"\n' + STEP, "seed", "must be an integer"),
+    ('question = "q"\ngame = "lama"\nseed = "one"\n' + STEP, "seed", "must be a whole number, not 'one'"),
     (BASE + STEP.replace('"greedy"', '"nosuch"'), "steps[0].strategies[1]", "unknown lama strategy 'nosuch'"),
     (BASE + STEP.replace('"greedy"', '"threshold:quit_at=999"'), "steps[0].strategies[1]", "outside"),
     (BASE + STEP.replace("2000", "-5"), "steps[0].rounds", "at least 1"),

@@ -73,7 +73,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from llama_sim.core.commands import Problem
+from llama_sim.core.commands import SEED, Problem
 from llama_sim.core.errors import UsageError
 from llama_sim.present.report import ExperimentResult, check_out_dir, default_out, write_report
 from llama_sim.present.spec import (
@@ -124,7 +124,7 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         game = get_game(check.string("game", raw["game"]))
     except UsageError as exc:
         check.fail("game", str(exc))
-    seed = check.integer("seed", raw.get("seed", 1), low=0)
+    seed = check.read("seed", SEED, raw.get("seed", 1))  # as --seed and the API read it
     options = raw.get("options", {})
     if not isinstance(options, dict):
         check.fail("options", f"must be a table, not {type_name(options)}")

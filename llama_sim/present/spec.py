@@ -5,7 +5,6 @@ the same words as the command line and the API, then what only the rule set and 
 registry can check (strategies, metrics, a position), so a spec fails before anything runs."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -13,7 +12,7 @@ from typing import Optional
 import numpy as np
 
 from llama_sim.analysis.compare import game_options
-from llama_sim.core.commands import COMMANDS, MAX_PLAYS, Command, Problem, default_players
+from llama_sim.core.commands import COMMANDS, Command, Problem, default_players
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import solvable_names
 
@@ -75,41 +74,6 @@ class Checker:
             self.fail(key, "must not hold a NUL character")
         return value
 
-    def integer(self, key: str, value, low: int = 1, high: int = MAX_PLAYS) -> int:
-        """A whole number in ``low..high``; the default cap is the most rounds or games a run
-        plays, so every step's counts are checked before the first step runs."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(key, f"must be an integer, not {type_name(value)}")
-        if value < low:
-            self.fail(key, f"must be at least {low}, not {value}")
-        if value > high:
-            self.fail(key, f"must be at most {high:,} ({high:.0e}), not {value}")
-        return value
-
-    def number(self, key: str, value) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(key, f"must be a number, not {type_name(value)}")
-        if not (math.isfinite(value) and value > 0):
-            self.fail(key, f"must be a positive number, not {value}")
-        return float(value)
-
-    def finite(self, key: str, value) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(key, f"must be a finite number, not {value!r}")
-        return float(value)
-
-    def boolean(self, key: str, value) -> bool:
-        if not isinstance(value, bool):
-            self.fail(key, f"must be true or false, not {type_name(value)}")
-        return value
-
-    def strings(self, key: str, value, allow_one: bool = True) -> list[str]:
-        if isinstance(value, str) and allow_one:
-            return [self.string(key, value)]
-        if not isinstance(value, list) or not value:
-            self.fail(key, f"must be a non-empty list of strings, not {type_name(value)}")
-        return [self.string(f"{key}[{i}]", v) for i, v in enumerate(value)]
-
     def terms(self, key: str, value) -> dict[str, str]:
         """A table of term = "definition", each a non-empty string."""
         if not isinstance(value, dict) or not value:
@@ -121,24 +85,17 @@ class Checker:
             self.string(f"{key}.{term}", text)
         return {str(k): " ".join(v.split()) for k, v in value.items()}
 
-    def player_counts(self, key: str, value, game, allow_list: bool = True) -> list[int]:
-        values = value if (isinstance(value, list) and allow_list) else [value]
-        if isinstance(value, list) and not value:
-            self.fail(key, "must not be an empty list")
-        counts = []
-        for i, v in enumerate(values):
-            k = f"{key}[{i}]" if isinstance(value, list) else key
-            self.integer(k, v)
-            if not game.min_players <= v <= game.max_players:
-                self.fail(k, f"{game.name} is played by {game.min_players} to {game.max_players} players, not {v}")
-            counts.append(v)
-        return counts
-
     def unknown(self, where: str, given: dict, allowed) -> None:
         for key in given:
             if key not in allowed:
                 self.fail(f"{where}{key}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
 
+    def read(self, key: str, param, value):
+        """``value`` read by a declared parameter, its problem named at ``key``."""
+        try:
+            return param.read(value)
+        except Problem as exc:
+            self.fail(key, exc.problem)
 
 
 # A list of player counts runs a compare step once per count.
