@@ -55,7 +55,7 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                players: Optional[int] = typer.Option(None, "--players", "-p", help="Show the values each strategy "
                                                      "plays at this many players (a spec naming no values: the "
                                                      "preset for that count, else the defaults)."),
-               strategies_file: Optional[Path] = StratFileOpt, fmt: str = FormatOpt):
+               strategies_file: Optional[list[Path]] = StratFileOpt, fmt: str = FormatOpt):
     """List the registered strategies with their parameters (default [low, high]) and presets.
 
     A spec that leaves a parameter unset plays the preset of the table's player count (a count without
@@ -114,7 +114,7 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
     _listing(rows, columns, fmt, "\n".join(text))
 
 
-def _declared(names: list[str], strategies_file: Optional[Path]):
+def _declared(names: list[str], strategies_file: Optional[list[Path]]):
     """Each rule set's strategies. A process that has not imported the registry knows only the built-in
     ones: it reads them from the listing kept in the kernel cache, or imports them and keeps the listing
     for the next process. Once imported, the registry may hold more (a strategies file, the caller's own
@@ -122,13 +122,12 @@ def _declared(names: list[str], strategies_file: Optional[Path]):
     from llama_sim.core.declarations import read_listing, write_listing
 
     fresh = "llama_sim.core.registry" not in sys.modules
-    found = read_listing(names) if fresh and strategies_file is None else None
+    found = read_listing(names) if fresh and not strategies_file else None
     if found is not None:
         return found
     from llama_sim.core import registry
 
-    if strategies_file is not None:
-        registry.load_file(strategies_file)
+    registry.load_files(strategies_file)
     if fresh:
         write_listing({g: [registry.get(g, name) for name in registry.builtin_strategies(g, searches=True)]
                        for g in all_games()})
