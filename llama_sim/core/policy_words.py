@@ -54,7 +54,7 @@ def return_problem(cres, filename: str) -> str | None:
     return f"returns {name} ({_where(filename, line)}), not an action: {INTEGER_ACTION}"
 
 
-_BUILTIN = re.compile(r"No implementation of function Function\(<(?:built-in function|class ')(\w+)'?>\) found for "
+_BUILTIN = re.compile(r"No implementation of function Function\(<(?:built-in function |class ')(\w+)'?>\) found for "
                       r"signature:\s*>*\s*(\w+)\((.*)\)", re.S)
 _BIND = re.compile(r"Cannot bind 'args=.*?' to signature '(\(.*?\))' due to \"TypeError: (.*?)\"", re.S)
 _CALLEE = re.compile(r"resolving callee type: type\(CPUDispatcher\(<function (\w+) at")
