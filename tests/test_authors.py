@@ -162,3 +162,22 @@ def test_a_policy_with_the_wrong_argument_count_names_its_line(tmp_path):
     with pytest.raises(UsageError, match=r"strategies file .*three_args.py: lama strategy 'three_args' \(line 4\) "
                                          r"takes 3 arguments, not the contract's obs, hand, legal, params, rng$"):
         registry.load_file(src)
+
+
+# ------------------------------------------------------------------------------ the observation
+
+@pytest.mark.parametrize("game", ["lama", "kadabra", "dice"])
+def test_the_observation_is_listed_from_the_kits_declaration(capsys, game):
+    import json
+
+    code, out, err = call(capsys, "strategies", "-g", game, "--observation", "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    rows = rows if isinstance(rows, list) else next(v for v in rows.values() if isinstance(v, list))
+    fields = [r for r in rows if r["part"] == "observation"]
+    assert fields[0]["field"] == "OBS_SEAT" and fields[0]["index"] == "0"
+    assert any("quit keeps their" in (r["corner case"] or "") for r in fields)
+    assert [r["action"] for r in rows if r["part"] == "action"][:2] == [0, 1]
+    code, out, _ = call(capsys, "strategies", "-g", game, "--observation")
+    assert code == 0 and ("OBS_HAND_SIZES" in out or "OBS_ROWS" in out)
+    assert one_line(*call(capsys, "strategies", "--observation")[::2]) == "--observation: give the rule set with --game"

@@ -66,3 +66,21 @@ def pick_legal(legal, rng):
         bits >>= 1
         a += 1
     return a
+
+
+def kit_of(game: str):
+    """The strategy kit of rule set ``game`` (``<its package>.kit``)."""
+    import importlib
+
+    from llama_sim.core.ruleset import RULE_SETS, get_game
+
+    get_game(game)  # (an unknown name: one line naming the known ones)
+    return importlib.import_module(f"{RULE_SETS[game]}.kit")
+
+
+def observation_table(game: str) -> tuple[list[dict], list[dict]]:
+    """What a policy of ``game`` sees, from its kit's declaration: the observation's fields (name,
+    indices, meaning, corner case) and the actions (code, what it does)."""
+    kit = kit_of(game)
+    actions = [{"action": a, "meaning": name} for a, name in enumerate(kit.ACTION_NAMES)]
+    return observation_rows(kit.OBSERVATION, kit, kit.OBS_LEN), actions
