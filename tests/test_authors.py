@@ -92,19 +92,20 @@ def test_several_strategies_files_all_load(capsys, tmp_path):
 
 @pytest.mark.parametrize("where", ["one file", "two files", "a built-in"])
 def test_a_name_defined_twice_is_one_line_naming_both_places(capsys, tmp_path, where):
-    first = one_policy("twice_named", "return QUIT")
+    name = "greedy" if where == "a built-in" else f"twice_{where.replace(' ', '_')}"  # (one per case: a file
+    # loaded by an earlier command stays loaded)
+    first = one_policy(name, "return QUIT")
     if where == "one file":
-        files = [write(tmp_path, "twice", first + "\n\n" + one_policy("twice_named", "return DRAW", head=""))]
+        files = [write(tmp_path, "twice", first + "\n\n" + one_policy(name, "return DRAW", head=""))]
         expected = "twice.py, line 3 and twice.py, line 8"
     elif where == "two files":
         files = [write(tmp_path, "twice_a", first), write(tmp_path, "twice_b", first)]
         expected = "twice_a.py, line 3 and twice_b.py, line 3"
     else:
-        files = [write(tmp_path, "twice_greedy", one_policy("greedy", "return QUIT"))]
+        files = [write(tmp_path, "twice_greedy", first)]
         expected = "(built in) and twice_greedy.py, line 3"
     args = [arg for f in files for arg in ("--strategies-file", str(f))]
     text = one_line(*call(capsys, "strategies", "-g", "lama", *args)[::2])
-    name = "greedy" if where == "a built-in" else "twice_named"
     assert f"lama strategy '{name}' is defined twice: " in text and expected in text, text
 
 

@@ -55,7 +55,7 @@ def return_problem(cres, filename: str) -> str | None:
 
 
 _BUILTIN = re.compile(r"No implementation of function Function\(<(?:built-in function |class ')(\w+)'?>\) found for "
-                      r"signature:\s*>*\s*(\w+)\((.*)\)", re.S)
+                      r"signature:\s*>*\s*(\w+)\(([^\n]*)\)")
 _BIND = re.compile(r"Cannot bind 'args=.*?' to signature '(\(.*?\))' due to \"TypeError: (.*?)\"", re.S)
 _CALLEE = re.compile(r"resolving callee type: type\(CPUDispatcher\(<function (\w+) at")
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
@@ -68,6 +68,9 @@ def compile_error_line(exc: Exception) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Numba colours its messages on a terminal
     place = _FILE_LINE.search(text)
     where = f" ({_where(place.group(1), int(place.group(2)))})" if place else ""
+    if "Cannot modify readonly array" in text or "readonly" in text and "setitem" in text:
+        return (f"writes into obs, hand or params, which are read-only (readonly arrays){where}: "
+                f"work on a copy (h = hand.copy())")
     builtin = _BUILTIN.search(text)
     if builtin:
         name, args = builtin.group(1), builtin.group(3)
@@ -81,9 +84,6 @@ def compile_error_line(exc: Exception) -> str:
         callee = _CALLEE.search(text)
         who = f"{callee.group(1)}{bind.group(1)}" if callee else f"a function{bind.group(1)}"
         return f"{who} is called with the wrong arguments: {bind.group(2)}{where}"
-    if "Cannot modify readonly array" in text or "readonly" in text and "setitem" in text:
-        return (f"writes into obs, hand or params, which are read-only (readonly arrays){where}: "
-                f"work on a copy (h = hand.copy())")
     imprecise = re.search(r"Cannot infer the type of variable '(\w+)'", text)
     if imprecise:
         return (f"the type of '{imprecise.group(1)}' cannot be inferred{where}: an empty list or dict needs "
