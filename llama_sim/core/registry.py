@@ -311,7 +311,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
         known = _REGISTRY.get((game, name))
         if known is not None and known.py_func is not fn and (made.user or known.source != made.source):
             # never replace one silently (a module run again, e.g. a notebook's cell, redefines its own)
-            where = "built in" if not known.user else ""
+            where = "built in" if known.source.startswith("llama_sim.") else ""
             raise UsageError(f"{game} strategy '{name}' is defined twice: {known.place}{' (' + where + ')' if where else ''}"
                              f" and {made.place}; give one another name")
         _REGISTRY[(game, name)] = made
