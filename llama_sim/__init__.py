@@ -11,7 +11,8 @@ is rebuilt (``core.cache.guard_entries``), both set up at the same point.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
 stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
-``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``.
+``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``; and ``strategy``, the decorator
+a strategies file registers its policies with (its constants and helpers: ``llama_sim.rulesets.<game>.kit``).
 """
 import gc
 import sys
@@ -97,6 +98,10 @@ if "numba" in sys.modules:
 elif not any(isinstance(f, _NumbaCacheFolder) for f in sys.meta_path):
     sys.meta_path.insert(0, _NumbaCacheFolder())
 
+from llama_sim.core import moved  # noqa: E402  (the previous release's import paths)
+
+moved.install()
+
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "grade",
            "run_experiment", "compare_variants"]
 
@@ -107,4 +112,6 @@ def __getattr__(name: str):
 
     if name in __all__:
         return getattr(importlib.import_module(".api", __name__), name)
+    if name == "strategy":  # the decorator a strategies file registers with (``core.registry.strategy``)
+        return importlib.import_module(".core.registry", __name__).strategy
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -325,8 +325,9 @@ def test_a_user_strategy_may_not_take_a_built_in_name(capsys, tmp_path):
         "def greedy(obs, hand, legal, params, rng):\n"
         "    return QUIT\n")
     for args in (["strategies", "-g", "lama"], ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", *SMALL]):
-        one_line_error(*call(capsys, *args, "--strategies-file", str(src))[::2],
-                       "lama strategy 'greedy' is already defined (built-in)")
+        code, _, err = call(capsys, *args, "--strategies-file", str(src))
+        one_line_error(code, err, "lama strategy 'greedy' is defined twice: strategies/lama.py, line ")
+        assert err.rstrip().endswith("(built in) and clash.py, line 3; give one another name"), err
     from llama_sim.core import registry
 
     assert registry.get("lama", "greedy").source == "llama_sim.strategies.lama"

@@ -152,8 +152,8 @@ def values_at_counts(entries, counts) -> str:
 
 
 def load_strategies(strategies_file) -> None:
-    if strategies_file is not None:
-        registry.load_file(strategies_file)
+    """A command's strategies files (None, one path or several) loaded, in order."""
+    registry.load_files(strategies_file)
 
 
 def _execute(plan: Plan, count: int, seed: int, threads: Optional[int], quiet: bool) -> stats.Tally:

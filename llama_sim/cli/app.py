@@ -60,7 +60,7 @@ ForceOpt = typer.Option(False, "--force", help="Overwrite --out if it exists.")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar or compile notice.")
 RoundsOpt = typer.Option(None, "--rounds", help="Rounds to play (default 100000 unless --games is given).")
 GamesOpt = typer.Option(None, "--games", help="Full games to 40 points to play instead of single rounds.")
-StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies.")
+StratFileOpt = typer.Option(None, "--strategies-file", help="A Python file registering more strategies (repeatable).")
 PlotOpt = typer.Option(None, "--plot", help="Also draw the result to this .png or .svg file (matplotlib).")
 
 COMPILE_TIME = "~4-7 s"  # a rule set's first compare or advise, cold, on the 2-core machine: 3.9-6.8 s
@@ -94,14 +94,15 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def setup(game_name: str, strategies_file: Optional[Path], quiet: bool, fmt: str, out: Optional[Path], force: bool):
+def setup(game_name: str, strategies_file: Optional[list[Path]], quiet: bool, fmt: str, out: Optional[Path],
+          force: bool):
     check_format(fmt)
     check_out(out, force)
     game = get_game(game_name)
-    if strategies_file is not None:
+    if strategies_file:
         from llama_sim.core import registry
 
-        registry.load_file(strategies_file)
+        registry.load_files(strategies_file)
     compile_notice(quiet, f"{game.name} kernels")
     return game
 

@@ -14,7 +14,7 @@ from typing import Optional
 
 import typer
 
-from llama_sim.cli.app import FormatOpt, StratFileOpt, app
+from llama_sim.cli.app import FormatOpt, StratFileOpt, aligned, app
 from llama_sim.core.output import TERMINAL_WIDTH, check_format
 from llama_sim.core.ruleset import all_games, get_game, option_flag
 
@@ -55,7 +55,9 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
                players: Optional[int] = typer.Option(None, "--players", "-p", help="Show the values each strategy "
                                                      "plays at this many players (a spec naming no values: the "
                                                      "preset for that count, else the defaults)."),
-               strategies_file: Optional[Path] = StratFileOpt, fmt: str = FormatOpt):
+               strategies_file: Optional[list[Path]] = StratFileOpt, fmt: str = FormatOpt,
+               observation: bool = typer.Option(False, "--observation", help="With --game: what a policy sees, "
+                                                "the observation's fields with their corner cases, and the actions.")):
     """List the registered strategies with their parameters (default [low, high]) and presets.
 
     A spec that leaves a parameter unset plays the preset of the table's player count (a count without
@@ -64,6 +66,8 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
     from llama_sim.core.errors import UsageError
 
     check_format(fmt)
+    if observation:
+        return _observation(game, fmt)
     names = [get_game(game).name] if game else list(all_games())
     if players is not None:
         for g in names:
@@ -114,7 +118,26 @@ def strategies(game: Optional[str] = typer.Option(None, "--game", "-g", help="On
     _listing(rows, columns, fmt, "\n".join(text))
 
 
-def _declared(names: list[str], strategies_file: Optional[Path]):
+def _observation(game: Optional[str], fmt: str) -> None:
+    """``strategies --observation``: the observation and the actions of one rule set, as its kit declares them."""
+    from llama_sim.core.errors import UsageError
+    from llama_sim.core.kit import observation_table
+
+    if game is None:
+        raise UsageError("--observation: give the rule set with --game")
+    fields, actions = observation_table(get_game(game).name)
+    if fmt != "table":
+        return _listing([{"part": "observation", **f} for f in fields] + [{"part": "action", **a} for a in actions],
+                        ["part", "field", "index", "meaning", "corner case", "action"], fmt, "")
+    rows = [["field", "index", "meaning", "corner case"]] + [[f["field"], f["index"], f["meaning"], f["corner case"]]
+                                                            for f in fields]
+    print(f"{game}: obs (int64), what the acting player sees; hand: its own cards, a count per card code\n")
+    print(aligned(rows, keep=1))
+    print("\nactions (legal: bit a of the int64 mask; return one of them)")
+    print(aligned([["action", "meaning"]] + [[str(a["action"]), a["meaning"]] for a in actions]))
+
+
+def _declared(names: list[str], strategies_file: Optional[list[Path]]):
     """Each rule set's strategies. A process that has not imported the registry knows only the built-in
     ones: it reads them from the listing kept in the kernel cache, or imports them and keeps the listing
     for the next process. Once imported, the registry may hold more (a strategies file, the caller's own
@@ -122,13 +145,12 @@ def _declared(names: list[str], strategies_file: Optional[Path]):
     from llama_sim.core.declarations import read_listing, write_listing
 
     fresh = "llama_sim.core.registry" not in sys.modules
-    found = read_listing(names) if fresh and strategies_file is None else None
+    found = read_listing(names) if fresh and not strategies_file else None
     if found is not None:
         return found
     from llama_sim.core import registry
 
-    if strategies_file is not None:
-        registry.load_file(strategies_file)
+    registry.load_files(strategies_file)
     if fresh:
         write_listing({g: [registry.get(g, name) for name in registry.builtin_strategies(g, searches=True)]
                        for g in all_games()})

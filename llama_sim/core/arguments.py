@@ -92,7 +92,7 @@ def declared_api(command: Command, fn):
         if call.get("strategies_file") is not None and "strategies_file" not in named:
             from llama_sim.core import registry  # a command whose analysis takes no file: loaded here
 
-            registry.load_file(call.pop("strategies_file"))
+            registry.load_files(call.pop("strategies_file"))
         call = {k: v for k, v in call.items() if k in named or var_kw is not None}
         return fn(**call, **extra)
 

@@ -179,7 +179,7 @@ SCHEDULER = _p("scheduler", "str", "Dask scheduler address (default: start a Loc
                spec_key=None, metavar="ADDRESS")
 WORKERS = _p("workers", "int", "Dask LocalCluster worker processes (default: one per core).", low=1,
              high=MAX_THREADS, spec_key=None)
-STRATEGIES_FILE = _p("strategies_file", "path", "A Python file registering more strategies.", spec_key=None,
+STRATEGIES_FILE = _p("strategies_file", "paths", "A Python file registering more strategies (repeatable).", spec_key=None,
                      metavar="FILE.py")
 QUIET = _p("quiet", "bool", "No progress bar or compile notice.", default=False, short="-q", spec_key=None)
 

@@ -80,8 +80,10 @@ class Kernel:
     """A nopython function compiled for one signature on first call, then cached on disk."""
 
     def __init__(self, py_func, signature_factory, label: str | None = None, nogil: bool = True,
-                 boundscheck: bool = False, no_nrt: bool = False):
+                 boundscheck: bool = False, no_nrt: bool = False, check=None):
         self.py_func = py_func
+        self.check = check  # called with the result compiled for the argument types alone, before any
+        # conversion to the declared return type: it may refuse what it returns
         self.signature_factory = signature_factory
         self.label = label or py_func.__qualname__
         self.nogil = nogil
@@ -118,6 +120,8 @@ class Kernel:
         signature = self.signature_factory()
         args = tuple(signature.args)
         dispatcher.compile(args)
+        if self.check is not None:
+            self.check(dispatcher.overloads[args])
         returns = dispatcher.overloads[args].signature.return_type
         if returns in (signature.return_type, types.none):
             return dispatcher

@@ -71,7 +71,8 @@ def _range_text(value: int | float) -> str:
 class Param:
     """One parameter of a command.
 
-    ``kind``: ``int``, ``float``, ``bool``, ``str``, ``choice`` (one of ``choices``), ``path``,
+    ``kind``: ``int``, ``float``, ``bool``, ``str``, ``choice`` (one of ``choices``), ``path``, ``paths``
+    (one or more; a single path is a list of one),
     ``strings`` (one or more; a single string is a list of one), ``counts`` (player counts: one, or a
     list where ``many``), ``edges`` (bin edges: increasing whole numbers, from text "0,1,2"),
     ``grid`` (a sweep's parameter ranges), ``variants`` (name -> rule options), ``spec`` (a spec file
@@ -106,7 +107,7 @@ class Param:
     @property
     def repeated(self) -> bool:
         """Given several times on the command line (``--seat A --seat B``)."""
-        return self.kind in ("strings", "grid") and self.sep is None
+        return self.kind in ("strings", "grid", "paths") and self.sep is None
 
     def fail(self, problem: str):
         raise Problem(self.name, problem)
@@ -183,6 +184,15 @@ class Param:
         if "\0" in value:
             self.fail("must not hold a NUL character")
         return Path(value)
+
+    def _read_paths(self, value, text: bool):
+        if isinstance(value, (str, os.PathLike)):
+            value = [value]
+        if not isinstance(value, (list, tuple)):
+            self.fail(f"must be a path or a list of paths, not {shown(value)}")
+        if not value:
+            self.fail("must not be an empty list")
+        return [self._read_path(item, text) for item in value]
 
     def _read_strings(self, value, text: bool):
         if isinstance(value, str):

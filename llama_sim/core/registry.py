@@ -51,6 +51,7 @@ from llama_sim.core import interrupt
 from llama_sim.core.declarations import Declaration, Param
 from llama_sim.core.errors import USER_MODULE_PREFIX, Interrupted, UsageError, raise_site
 from llama_sim.core.jit import Kernel
+from llama_sim.core.policy_words import compile_error_line, return_problem
 from llama_sim.core.rng import fork_state
 from llama_sim.core.ruleset import game_names, get_game
 from llama_sim.core.strategies_file import check_source
@@ -147,8 +148,23 @@ class Strategy(Declaration):
     def _policy_kernel(self) -> Kernel:
         if self._kernel is None:
             self._kernel = Kernel(self.py_func, lambda: POLICY_SIG, f"{self.game}.{self.name}", nogil=False,
-                                  boundscheck=self.user)
+                                  boundscheck=self.user, check=self._check_returns if self.user else None)
         return self._kernel
+
+    def _check_returns(self, compiled) -> None:
+        """A user policy returns an integer on every path: Numba would convert 7.9 to action 7, and a
+        path without ``return`` fails in its own words."""
+        problem = return_problem(compiled, self.file)
+        if problem is not None:
+            raise UsageError(f"{self.game} strategy '{self.name}' ({self.source}) does not compile: {problem}")
+
+    @property
+    def place(self) -> str:
+        """Where it is defined: ``file, line N`` (a built-in's file within the package)."""
+        code = self.py_func.__code__
+        path = Path(code.co_filename)
+        shown = path.name if self.user else "/".join(path.parts[-2:])
+        return f"{shown}, line {code.co_firstlineno}"
 
     def is_compiled(self) -> bool:
         """Its policy is compiled in this process or on disk: ``policy`` costs no compile."""
@@ -160,6 +176,9 @@ class Strategy(Declaration):
         user strategy, its code behind ``own_rng_policy``."""
         try:
             dispatcher = self._policy_kernel().get()
+        except UsageError:  # the return check's own words
+            self._kernel = None
+            raise
         except Exception as exc:  # Numba's typing/lowering errors: the strategy's code, the user's input
             self._kernel = None
             if interrupt.REQUESTED.is_set():  # Ctrl-C while compiling, perhaps wrapped by Numba
@@ -225,19 +244,6 @@ def loaded_from_files() -> list[Strategy]:
     return [s for s in _REGISTRY.values() if s.user]
 
 
-def compile_error_line(exc: Exception) -> str:
-    """The first informative line of a Numba error, with the strategy's file and line: Numba's
-    messages open with a generic 'Failed in nopython mode pipeline' line."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # Numba colours its messages on a terminal
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    lines = [ln for ln in lines if not ln.startswith(("Failed in ", "During: "))] or lines or [type(exc).__name__]
-    where = next((ln.rstrip(":") for ln in lines if ln.startswith("File ")), "")
-    first = lines[0]
-    if first.endswith(":") and len(lines) > 1:  # "... found for signature:" + the signature
-        first += " " + lines[1].lstrip("> ")
-    return first + (f" ({where})" if where and where != lines[0] else "")
-
-
 @dataclass(frozen=True)
 class Player:
     """A strategy with its parameter values: one entry of a line-up."""
@@ -281,7 +287,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
         arity = fn.__code__.co_argcount
         if arity != len(POLICY_ARGS):  # (``load_file`` adds the file's name to the message)
             what = OLD_CONTRACT if arity == 4 else f"takes {arity} arguments, not the contract's {', '.join(POLICY_ARGS)}"
-            raise UsageError(f"{game} strategy '{name}' {what}")
+            raise UsageError(f"{game} strategy '{name}' (line {fn.__code__.co_firstlineno}) {what}")
         plist = tuple(Param(k, float(v[0]), float(v[1]), float(v[2]), *(v[3:4])) for k, v in (params or {}).items())
         if len(plist) > MAX_PARAMS:
             raise ValueError(f"a strategy takes at most {MAX_PARAMS} parameters")
@@ -300,12 +306,15 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
         notes = {int(count): str(text) for count, text in (preset_notes or {}).items()}
         if set(notes) - set(table):
             raise ValueError(f"preset_notes of {name} name counts without a preset: {sorted(set(notes) - set(table))}")
+        made = Strategy(game, name, description, plist, source=fn.__module__, presets=table, preset_notes=notes,
+                        search=search, py_func=fn)
         known = _REGISTRY.get((game, name))
-        if known is not None and known.source != fn.__module__:  # never replace one silently
-            where = "built-in" if known.source.startswith("llama_sim.") else f"from {known.source}"
-            raise UsageError(f"{game} strategy '{name}' is already defined ({where}); give yours another name")
-        _REGISTRY[(game, name)] = Strategy(game, name, description, plist, source=fn.__module__, presets=table,
-                                           preset_notes=notes, search=search, py_func=fn)
+        if known is not None and known.py_func is not fn and (made.user or known.source != made.source):
+            # never replace one silently (a module run again, e.g. a notebook's cell, redefines its own)
+            where = "built in" if known.source.startswith("llama_sim.") else ""
+            raise UsageError(f"{game} strategy '{name}' is defined twice: {known.place}{' (' + where + ')' if where else ''}"
+                             f" and {made.place}; give one another name")
+        _REGISTRY[(game, name)] = made
         return fn
 
     return decorate
@@ -316,6 +325,11 @@ def load_builtin(game: str) -> None:
 
 
 def load_file(path: str | Path) -> None:
+    """``load_files`` of one file."""
+    load_files([path])
+
+
+def _load_one(path: str | Path) -> None:
     """Import a user's strategy file; its ``@strategy`` decorators register what it defines. The file is
     read once, checked (``strategies_file.check_source``: nothing in it may print or write) and that
     very text runs, from its own path (so a policy's error names its file), with no cached bytecode."""
@@ -328,8 +342,9 @@ def load_file(path: str | Path) -> None:
         raise UsageError(f"--strategies-file {path}: a strategies file is Python source ending in .py")
     for game in game_names():  # built-ins first, so a clash with one is seen whatever the order
         load_builtin(game)
-    mod_name = USER_MODULE_PREFIX + re.sub(r"\W", "_", path.stem)
     filename = str(path.resolve())
+    mod_name = _module_name(path.stem, filename)
+    _forget(mod_name)  # loaded again: its own names anew
     try:
         code = compile(check_source(path, path.read_bytes()), filename, "exec")
     except UsageError:
@@ -343,18 +358,52 @@ def load_file(path: str | Path) -> None:
     try:
         exec(code, module.__dict__)
     except UsageError as exc:
-        sys.modules.pop(mod_name, None)
+        _forget(mod_name)
         raise UsageError(f"strategies file {path}: {exc}") from None
     except Interrupted:  # Ctrl-C while loading
-        sys.modules.pop(mod_name, None)
+        _forget(mod_name)
         raise
     except BaseException as exc:  # a user's file, even one raising SystemExit or KeyboardInterrupt: report
-        sys.modules.pop(mod_name, None)
+        _forget(mod_name)
         if interrupt.REQUESTED.is_set():
             raise Interrupted() from None
         first = (str(exc).strip().splitlines() or [""])[0]
         raise UsageError(f"could not load strategies file {path}: {type(exc).__name__}: {first}",
                          details=traceback.format_exc()) from None
+
+
+_LOADING: dict[str, str] = {}  # module name -> file, of the files ``load_files`` is loading together
+
+
+def _module_name(stem: str, filename: str) -> str:
+    """The module name of a strategies file, from its name: a file of the same name loaded later (by
+    another command in this process) takes its place, but two files loaded together keep theirs apart,
+    so a strategy one defines again in the other is seen."""
+    base = USER_MODULE_PREFIX + re.sub(r"\W", "_", stem)
+    name, n = base, 1
+    while _LOADING.setdefault(name, filename) != filename:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def _forget(mod_name: str) -> None:
+    """A strategies file's module and its strategies gone (it failed to load, or loads again)."""
+    sys.modules.pop(mod_name, None)
+    for key in [k for k, s in _REGISTRY.items() if s.source == mod_name]:
+        del _REGISTRY[key]
+
+
+def load_files(paths) -> None:
+    """``load_file`` of each of ``paths`` (None, one path or several), in order."""
+    if paths is None:
+        return
+    _LOADING.clear()
+    try:
+        for path in [paths] if isinstance(paths, (str, Path)) else paths:
+            _load_one(path)
+    finally:
+        _LOADING.clear()
 
 
 def strategies_for(game: str) -> list[Strategy]:

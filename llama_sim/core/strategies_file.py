@@ -26,9 +26,10 @@ import inspect
 from pathlib import Path
 
 from llama_sim.core.errors import UsageError
+from llama_sim.core.moved import new_name
 
 IMPORTS = ("__future__", "math", "numpy", "numba", "llama_sim.core.registry", "llama_sim.core.rng",
-           "llama_sim.core.engine", "llama_sim.core.views", "llama_sim.core.expert", "llama_sim.core.chart_data",
+           "llama_sim.core.engine", "llama_sim.core.views", "llama_sim.core.kit", "llama_sim.core.expert", "llama_sim.core.chart_data",
            "llama_sim.rulesets", "llama_sim.strategies")
 REFUSED = ("numpy.ctypeslib", "numpy.lib", "numpy.testing", "numpy.distutils", "numpy.f2py", "numba.core",
            "numba.extending", "numba.experimental", "numba.misc", "numba.cuda", "numba.pycc", "numba.tests")
@@ -43,6 +44,10 @@ REFUSED_ATTRIBUTES = {"print", "printf", "debug_print", "write", "writelines", "
                       "parallel_diagnostics", "ctypes", "ctypeslib", "cffi", "ffi", "system", "popen",
                       "raise_stop", "check_stop"}  # (the last two: the engine's reports, which a policy
 # raising them would forge)
+RANDOM = ("random", "secrets", "numpy.random", "numba.np.random")  # random numbers outside the policy's rng
+RNG_HELPERS = ("draw from the policy's own rng argument with the rng helpers instead (uniform, randint, below, "
+               "pick_legal from llama_sim.rulesets.<game>.kit), so one --seed gives one result")
+NAMES = {"llama_sim": {"strategy"}}  # names a package gives that are not modules of it
 DUNDER_NAMES = {"__name__", "__doc__", "__file__", "__all__"}  # harmless ones a module may use
 WHY = ("a strategy may not print or write, nor reach what does (its text could pass for llamasim's output): "
        "return actions, or call the policy from Python to inspect it")
@@ -78,10 +83,21 @@ def check_source(path: Path, source: bytes) -> ast.Module:
     def refuse(node, what: str):
         raise UsageError(f"strategies file {path}: line {node.lineno} {what}; {WHY}")
 
+    def not_random(node, module: str):
+        if _within(module, RANDOM):
+            raise UsageError(f"strategies file {path}: line {node.lineno} uses {module}, whose numbers do not "
+                             f"follow --seed (two runs with one seed would differ); {RNG_HELPERS}")
+
     def take(node, module: str, name: str) -> str | None:
         """``module.name`` as the file takes it, by an import or an attribute: refused unless ``module``
         may be used; the module it is, if one (which must be importable too), else None."""
         full = f"{module}.{name}"
+        if new_name(full):  # an old path (``llama_sim.registry``): the module it now is
+            module, _, name = new_name(full).rpartition(".")
+            full = f"{module}.{name}"
+        not_random(node, full)
+        if name in NAMES.get(module, ()):
+            return None
         if name.startswith("_") or name in REFUSED_ATTRIBUTES or name in REFUSED_BUILTINS:
             refuse(node, f"uses {full}")
         if _importable(module):
@@ -102,12 +118,15 @@ def check_source(path: Path, source: bytes) -> ast.Module:
     for node in ast.walk(tree):  # imports first: a module may be used above its import (in a function)
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if not (_importable(alias.name) or _on_the_way(alias.name)):
+                name = new_name(alias.name) or alias.name  # (an old path: checked as the module it is)
+                not_random(node, name)
+                if not (_importable(name) or _on_the_way(name)):
                     refuse(node, f"imports {alias.name} ({ONLY})")
                 bound = alias.asname or alias.name.split(".")[0]
-                modules[bound] = alias.name if alias.asname else bound
+                modules[bound] = name if alias.asname else bound
         elif isinstance(node, ast.ImportFrom):
-            module = "." * node.level + (node.module or "")
+            module = "." * node.level + (new_name(node.module or "") or node.module or "")
+            not_random(node, module)
             if node.level or not (_importable(module) or _on_the_way(module)):
                 refuse(node, f"imports from {module} ({ONLY})")
             for alias in node.names:

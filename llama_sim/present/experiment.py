@@ -138,10 +138,10 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
     except UsageError as exc:
         check.fail("options", str(exc))
     strategies_file = None
-    if "strategies_file" in raw:
-        strategies_file = folder / check.string("strategies_file", raw["strategies_file"])
+    if "strategies_file" in raw:  # a path or a list of paths, each relative to the spec
+        strategies_file = [folder / path for path in check.strings("strategies_file", raw["strategies_file"])]
         try:
-            registry.load_file(strategies_file)
+            registry.load_files(strategies_file)
         except UsageError as exc:
             check.fail("strategies_file", str(exc))
     defaults = {k: raw[k] for k in ("players",) + COUNT_KEYS if k in raw}

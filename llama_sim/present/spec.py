@@ -48,7 +48,7 @@ class Spec:
     steps: list[Step]
     source: str  # the spec file (or "<dict>")
     raw: dict = field(repr=False, default_factory=dict)
-    strategies_file: Optional[Path] = None
+    strategies_file: Optional[list[Path]] = None
     terms: dict = field(default_factory=dict)  # term -> definition, shown in the report's Terms
     reading: Optional[str] = None  # the author's paragraph reconciling measures or giving context
 
