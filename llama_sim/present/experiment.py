@@ -73,7 +73,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from llama_sim.core.commands import SEED, Problem
+from llama_sim.core.commands import SEED, STRATEGIES_FILE, Problem
 from llama_sim.core.errors import UsageError
 from llama_sim.present.report import ExperimentResult, check_out_dir, default_out, write_report
 from llama_sim.present.spec import (
@@ -139,7 +139,8 @@ def load_spec(source, name: Optional[str] = None) -> Spec:
         check.fail("options", str(exc))
     strategies_file = None
     if "strategies_file" in raw:  # a path or a list of paths, each relative to the spec
-        strategies_file = [folder / path for path in check.strings("strategies_file", raw["strategies_file"])]
+        strategies_file = [folder / path for path in check.read("strategies_file", STRATEGIES_FILE,
+                                                                raw["strategies_file"])]
         try:
             registry.load_files(strategies_file)
         except UsageError as exc:
