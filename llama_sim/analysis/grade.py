@@ -37,6 +37,7 @@ from llama_sim.core import rng as R
 from llama_sim.core.engine import ROUND_METRICS
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.expert import OWN
+from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.simulate import policy_error
@@ -75,9 +76,11 @@ def record_decisions(game: str, player: registry.Player, n: int, decisions: int,
     policy = player.strategy.policy
     kept: list[Decision] = []
     round_no = [0]
+    last: list = []  # the latest decision asked: an illegal one's position
 
     def recorder(obs, hand, legal, params, rng):
         action = int(policy(obs, hand, legal, params, rng))
+        last[:] = [(np.array(obs), np.array(hand), int(legal))]
         if legal & (legal - 1):  # more than one bit: a choice
             kept.append(Decision(np.array(obs), np.array(hand), int(legal), action, round_no[0]))
         return action
@@ -93,7 +96,8 @@ def record_decisions(game: str, player: registry.Player, n: int, decisions: int,
         except (UsageError, Interrupted):
             raise
         except Exception as exc:  # an illegal action, or the graded strategy's own code raised: one line
-            illegal = illegal_action_error(exc, [player.label] * n, rule_set.action_names)
+            illegal = illegal_action_error(exc, [player.label] * n, rule_set.action_names,
+                                           lambda: position_words(game, *last[0]) if last else None)
             raise (illegal if illegal is not None else policy_error(exc, [player])) from None
         round_no[0] += 1
         if round_no[0] > 100 * decisions + 1000:
@@ -212,17 +216,7 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
                                    ("--mistakes", mistakes, 0, 1000)):
         if not low <= value <= high:
             raise UsageError(f"{name} must be from {low:,} to {high:,}, got {value}")
-    expert = registry.get(game, "expert")
-    search = getattr(importlib.import_module(expert.source), "EXPERT_SEARCH", None)
-    if search is None:
-        raise UsageError(f"{game} has no expert to grade with")
-    expert_at_n = registry.at_table(registry.parse_spec(game, "expert"), players)
-    base = int(expert_at_n.params[2])
-    if policy is not None:
-        if policy not in search.bases:
-            raise UsageError(f"--policy {policy}: grade's roll-outs play one of the expert's base strategies "
-                             f"({', '.join(search.bases)})")
-        base = search.bases.index(policy)
+    search, base = expert_search(game, players, policy, "grade")
     threads = max(1, min(threads or os.cpu_count() or 1, 64))
     cfg = rule_set.config(**rule_options)
     names = rule_set.action_names
@@ -262,6 +256,22 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
     return GradeResult(pd.DataFrame(rows), pd.DataFrame(worst, columns=["game", "players", "strategy", "decision",
                                                                           "chose", "best", "points_lost", "position"]),
                        header, run)
+
+
+def expert_search(game: str, players: int, policy: str | None, what: str):
+    """The rule set's expert search and the index of its roll-outs' base strategy (``policy``, or the
+    expert's own choice for ``players``)."""
+    expert = registry.get(game, "expert")
+    search = getattr(importlib.import_module(expert.source), "EXPERT_SEARCH", None)
+    if search is None:
+        raise UsageError(f"{game} has no expert to {what} with")
+    base = int(registry.at_table(registry.parse_spec(game, "expert"), players).params[2])
+    if policy is not None:
+        if policy not in search.bases:
+            raise UsageError(f"--policy {policy}: {what}'s roll-outs play one of the expert's base strategies "
+                             f"({', '.join(search.bases)})")
+        base = search.bases.index(policy)
+    return search, base
 
 
 def position_text(rule_set, d: Decision) -> str:

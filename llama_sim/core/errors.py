@@ -69,14 +69,18 @@ def illegal_action_args(exc: BaseException) -> tuple[int, int, int] | None:
     return None
 
 
-def illegal_action_error(exc: BaseException, labels, action_names) -> UsageError | None:
+def illegal_action_error(exc: BaseException, labels, action_names, position=None) -> UsageError | None:
     """The one line a user reads for an engine's illegal-action error, e.g.
-    ``strategy 'cheat' (seat 2) chose an illegal action: play 3``; None for any other exception.
-    ``labels[entry]`` names the strategy, ``action_names[action]`` the action."""
+    ``strategy 'cheat' (seat 2) chose an illegal action: play 3, having seen seat 2 of 4, turn 5: hand
+    ...; legal: draw, quit``; None for any other exception. ``labels[entry]`` names the strategy,
+    ``action_names[action]`` the action; ``position()`` (called only for an illegal action) gives what
+    the player saw in words, or None when it cannot tell."""
     got = illegal_action_args(exc)
     if got is None:
         return None
     entry, seat, action = got
     label = labels[entry] if 0 <= entry < len(labels) else f"entry {entry}"
     name = action_names[action] if 0 <= action < len(action_names) else f"action {action}"
-    return UsageError(f"strategy '{label}' (seat {seat}) chose an illegal action: {name}")
+    seen = position() if position is not None else None
+    return UsageError(f"strategy '{label}' (seat {seat}) chose an illegal action: {name}"
+                      + (f", having seen {seen}" if seen else ""))

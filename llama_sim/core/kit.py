@@ -84,3 +84,34 @@ def observation_table(game: str) -> tuple[list[dict], list[dict]]:
     kit = kit_of(game)
     actions = [{"action": a, "meaning": name} for a, name in enumerate(kit.ACTION_NAMES)]
     return observation_rows(kit.OBSERVATION, kit, kit.OBS_LEN), actions
+
+
+# ------------------------------------------------------------------------------------ in words
+# What a player saw, for ``llamasim trace`` and the one line of an illegal action: each kit's
+# ``describe(obs, hand)`` reads its declared fields with these helpers.
+
+def cards_text(counts, names) -> str:
+    """Counts per code as cards, e.g. ``2 2 6 L`` (``none`` for no card)."""
+    return " ".join(names[c] for c in range(len(names)) for _ in range(int(counts[c]))) or "none"
+
+
+def seats_text(obs, start: int, n: int) -> str:
+    """One number per seat 0..n-1 from ``obs[start:]``, e.g. ``5,3,6``."""
+    return ",".join(str(int(obs[start + s])) for s in range(n))
+
+
+def quit_text(obs, start: int, n: int) -> str:
+    """``; quit: seats 1,3`` for the seats that quit ("" when nobody has)."""
+    gone = [str(s) for s in range(n) if obs[start + s]]
+    return f"; quit: seat{'s' if len(gone) > 1 else ''} {','.join(gone)}" if gone else ""
+
+
+def legal_text(legal: int, action_names) -> str:
+    """The legal actions' names, in action order."""
+    return ", ".join(name for a, name in enumerate(action_names) if (int(legal) >> a) & 1)
+
+
+def position_words(game: str, obs, hand, legal: int) -> str:
+    """What the acting player saw, one line: the kit's ``describe`` and the legal actions."""
+    kit = kit_of(game)
+    return f"{kit.describe(obs, hand)}; legal: {legal_text(legal, kit.ACTION_NAMES)}"

@@ -363,7 +363,7 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
     except (Interrupted, UsageError):  # Ctrl-C while waiting for the kernel's thread; a policy that does not
         raise  # compile (``policy_tuple``)
     except ValueError as exc:
-        raise_illegal_action(exc, plan)
+        raise_illegal_action(exc, plan, (seed, first_block, n_blocks))
         if exc.args == ("game did not end",) and not raised_by_a_strategies_file(exc):  # core.engine's report
             raise _endless_game(plan) from None
         raise policy_error(exc, plan.entries) from None
@@ -380,11 +380,15 @@ def policy_error(exc: BaseException, entries) -> UsageError:
     return registry.failed_while_playing(exc, [p.strategy for p in entries])
 
 
-def raise_illegal_action(exc: BaseException, plan: Plan) -> None:
+def raise_illegal_action(exc: BaseException, plan: Plan, blocks: tuple[int, int, int] | None = None) -> None:
     """Re-raise an engine's illegal-action error (``errors.ILLEGAL_ACTION``) as the ``UsageError``
-    naming the strategy, the seat and the action; return for any other exception. Used for the
-    kernels (``run_chunk``, on threads and Dask workers) and the reference engines alike."""
-    error = illegal_action_error(exc, [p.label for p in plan.entries], plan.game.action_names)
+    naming the strategy, the seat, the action and, given the (seed, first block, blocks) it played,
+    the position (``replay.illegal_position``); return for any other exception. Used for the kernels
+    (``run_chunk``, on threads and Dask workers) and the reference engines alike."""
+    from llama_sim.run.replay import illegal_position
+
+    position = (lambda: illegal_position(plan, *blocks)) if blocks is not None else None
+    error = illegal_action_error(exc, [p.label for p in plan.entries], plan.game.action_names, position)
     if error is not None:
         raise error from None
 

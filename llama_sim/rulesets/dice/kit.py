@@ -9,7 +9,8 @@
 - the observation's fields (``OBS_*``, ``OBSERVATION``: ``llamasim strategies --game dice
   --observation``); ``hand`` is the player's own row, a count per code (``N_CODES``);
 - ``hand_points(hand)``: what the row would score now (each distinct value once, the llama 10);
-- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``.
+- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``;
+- ``describe(obs, hand)``: what the player saw, in words (``llamasim trace`` prints it).
 """
 from numba import njit
 
@@ -45,3 +46,19 @@ OBSERVATION = (
 def hand_points(hand):
     """The points ``hand`` (the row, a count per code) would score if the round ended now."""
     return distinct_penalty(hand, PENALTY)
+
+
+def describe(obs, hand) -> str:
+    """What the acting player saw, in words (``llamasim trace``, an illegal action's one line)."""
+    from llama_sim.core.kit import cards_text, quit_text, seats_text
+
+    n, me = int(obs[OBS_PLAYERS]), int(obs[OBS_SEAT])
+    phase = ("roll or quit", "discard", "take")[int(obs[OBS_PHASE])]
+    dice = [int(obs[OBS_DICE + d]) for d in range(3)]
+    rolled = " ".join(CODE_NAMES[c] for c in dice) if min(dice) >= 0 else "not rolled"
+    others = ", ".join(f"seat {s}: {cards_text(obs[OBS_ROWS + N_CODES * s:OBS_ROWS + N_CODES * (s + 1)], CODE_NAMES)}"
+                       for s in range(n) if s != me)
+    return (f"seat {me} of {n}, turn {int(obs[OBS_TURN])}, {phase}: row {cards_text(hand, CODE_NAMES)}; "
+            f"dice {rolled}; llama row {cards_text(obs[OBS_LLAMA_ROW:OBS_LLAMA_ROW + N_CODES], CODE_NAMES)}; "
+            f"other rows {others}{quit_text(obs, OBS_QUIT, n)}; scores {seats_text(obs, OBS_SCORES, n)}; "
+            f"discarded {cards_text(obs[OBS_DISCARDED:OBS_DISCARDED + N_CODES], CODE_NAMES)}")

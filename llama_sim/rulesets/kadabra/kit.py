@@ -10,7 +10,8 @@
   --observation``), the decision's phase (``PHASE_TURN``, ``PHASE_SHOW``, ``PHASE_GIVE``); ``hand`` is a
   count per code (``N_CODES``);
 - ``hand_points(hand)``: what the hand would score now (each distinct value once, doubles both);
-- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``.
+- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``;
+- ``describe(obs, hand)``: what the player saw, in words (``llamasim trace`` prints it).
 """
 from llama_sim.core.kit import Field, below, count_legal, is_legal, pick_legal, randint, uniform  # noqa: F401
 from llama_sim.rulesets.kadabra.tables import (  # noqa: F401
@@ -42,3 +43,18 @@ OBSERVATION = (
     Field("OBS_DECK", "count of each card code in the round's deck",
           "the deck in use: the default, a --deck-file's or --magic-token off's"),
 )
+
+
+def describe(obs, hand) -> str:
+    """What the acting player saw, in words (``llamasim trace``, an illegal action's one line)."""
+    from llama_sim.core.kit import cards_text, quit_text, seats_text
+    from llama_sim.rulesets.kadabra.tables import KIND_SHORT, PHASE_NAMES
+
+    n, magic = int(obs[OBS_PLAYERS]), int(obs[OBS_MAGIC])
+    holder = {-1: "the pool", -2: "the stage"}.get(magic, f"seat {magic}")
+    return (f"seat {int(obs[OBS_SEAT])} of {n}, turn {int(obs[OBS_TURN])}, {PHASE_NAMES[int(obs[OBS_PHASE])]}: "
+            f"hand {cards_text(hand, CODE_NAMES)}; top {KIND_SHORT[int(obs[OBS_TOP])]}; pile {int(obs[OBS_DRAW_PILE])}; "
+            f"hand sizes {seats_text(obs, OBS_HAND_SIZES, n)}{quit_text(obs, OBS_QUIT, n)}; "
+            f"ones {seats_text(obs, OBS_ONES, n)}; tens {seats_text(obs, OBS_TENS, n)}; magic token: {holder}; "
+            f"stage {int(obs[OBS_STAGE_ONES])} ones, {int(obs[OBS_STAGE_TENS])} tens"
+            + ("; a show is running" if obs[OBS_SHOW] else ""))

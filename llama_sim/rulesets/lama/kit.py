@@ -9,7 +9,8 @@
   --observation`` prints them with their corner cases); ``hand`` is a count per code (``N_CODES``);
 - ``hand_points(hand)``: what the hand would score now (each distinct value once, the llama 10);
   ``PENALTY``: the points of each code;
-- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``.
+- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``;
+- ``describe(obs, hand)``: what the player saw, in words (``llamasim trace`` prints it).
 """
 from numba import njit
 
@@ -18,7 +19,9 @@ from llama_sim.core.kit import below, count_legal, is_legal, pick_legal, randint
 from llama_sim.rulesets.lama.engine import (  # noqa: F401
     ACTION_NAMES, CODE_NAMES, DRAW, LLAMA, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE,
     OBS_HAND_SIZES, OBS_LEN, OBS_PLAYERS, OBS_QUIT, OBS_SCORES, OBS_SEAT, OBS_TOP, OBS_TURN, PENALTY, QUIT)
-from llama_sim.rulesets.shedding.kit import OBSERVATION  # noqa: F401
+from llama_sim.rulesets.shedding.kit import OBSERVATION, describer  # noqa: F401
+
+describe = describer(CODE_NAMES)  # what a player saw, in words (trace, an illegal action)
 
 
 @njit(cache=True, inline="always")

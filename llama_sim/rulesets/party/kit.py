@@ -8,7 +8,8 @@
 - the observation's fields (``OBS_*``, ``OBSERVATION``: ``llamasim strategies --game party
   --observation``); ``hand`` is a count per code (``N_CODES``);
 - ``hand_points(hand)``: what the hand would score now (Party's scoring: twins, the pink llama);
-- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``.
+- the rng helpers on the policy's own ``rng``: ``uniform``, ``randint``, ``below``;
+- ``describe(obs, hand)``: what the player saw, in words (``llamasim trace`` prints it).
 """
 from numba import njit
 
@@ -17,7 +18,9 @@ from llama_sim.rulesets.party.engine import (  # noqa: F401
     ACTION_NAMES, CODE_NAMES, CODE_PENALTY, DRAW, LLAMA, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD,
     OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_LEN, OBS_PLAYERS, OBS_QUIT, OBS_SCORES, OBS_SEAT, OBS_TOP, OBS_TURN, PINK,
     PLUS, QUIT, hand_penalty)
-from llama_sim.rulesets.shedding.kit import OBSERVATION  # noqa: F401
+from llama_sim.rulesets.shedding.kit import OBSERVATION, describer  # noqa: F401
+
+describe = describer(CODE_NAMES)  # what a player saw, in words (trace, an illegal action)
 
 
 @njit(cache=True, inline="always")

@@ -18,3 +18,21 @@ OBSERVATION = (
     Field("OBS_DISCARD", "count of each code in the discard pile (public history)",
           "the top card included; the opening card too"),
 )
+
+
+def describer(code_names):
+    """The kit's ``describe(obs, hand)`` for a shedding game whose cards are ``code_names``: what the
+    acting player saw, in words (``core.kit.position_words``)."""
+    from llama_sim.core.kit import cards_text, quit_text, seats_text
+    from llama_sim.rulesets.shedding.rules import MAX_SEATS, OBS_HAND_SIZES
+
+    o_quit, o_scores = OBS_HAND_SIZES + MAX_SEATS, OBS_HAND_SIZES + 2 * MAX_SEATS
+    o_discard = OBS_HAND_SIZES + 3 * MAX_SEATS
+
+    def describe(obs, hand) -> str:
+        n = int(obs[1])
+        return (f"seat {int(obs[0])} of {n}, turn {int(obs[5])}: hand {cards_text(hand, code_names)}; "
+                f"top {code_names[int(obs[2])]}; pile {int(obs[3])}; hand sizes {seats_text(obs, OBS_HAND_SIZES, n)}"
+                f"{quit_text(obs, o_quit, n)}; scores {seats_text(obs, o_scores, n)}; "
+                f"discards {cards_text(obs[o_discard:o_discard + len(code_names)], code_names)}")
+    return describe
