@@ -103,7 +103,7 @@ from llama_sim.core import moved  # noqa: E402  (the previous release's import p
 moved.install()
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "grade",
-           "run_experiment", "compare_variants"]
+           "trace", "check", "run_experiment", "compare_variants"]
 
 
 def __getattr__(name: str):

@@ -17,7 +17,8 @@ stderr is a terminal.
 from __future__ import annotations
 
 from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
-from llama_sim.analysis import grade as _grade, tune as _tune, variants as _variants
+from llama_sim.analysis import check as _check, grade as _grade, trace as _trace, tune as _tune
+from llama_sim.analysis import variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
 from llama_sim.core.arguments import declared_api
 from llama_sim.core.commands import COMMANDS
@@ -38,7 +39,9 @@ league = declared_api(COMMANDS["league"], _league.league)
 grade = declared_api(COMMANDS["grade"], _grade.grade)
 compare_variants = declared_api(COMMANDS["variants"], _variants.compare_variants)
 run_experiment = declared_api(COMMANDS["run"], _experiment.run_experiment)
+trace = declared_api(COMMANDS["trace"], _trace.trace)
+check = declared_api(COMMANDS["check"], _check.check)
 
 __all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
-           "grade", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
+           "grade", "trace", "check", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
            "SolveResult", "SweepResult"]

@@ -19,7 +19,7 @@ try:  # typer >= 0.20 ships its own copy of click; older versions use click itse
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as cx
 
-from llama_sim.cli import listing, play, questions, reports  # noqa: F401  (their commands register, in this order)
+from llama_sim.cli import listing, play, questions, reports, authors  # noqa: F401  (their commands register, in this order)
 from llama_sim.cli.app import DEBUG, app
 from llama_sim.core import interrupt
 from llama_sim.core.errors import UsageError

@@ -343,3 +343,26 @@ RUN_SPEC = declare(Command("run", (
        high=1000, spec_key=None, metavar="X"),
     _p("force", "bool", "Replace the report folder if it exists.", default=False, spec_key=None),
     QUIET), rule_options=False))
+
+TRACE = declare(Command("trace", (
+    GAME,
+    _strategies("seats", "Strategy of the next seat (repeat per seat): name or name:k=v,k=v.", flag="--seat",
+                short="-s", spec_key=None),
+    _p("games", "bool", "Trace one full game to 40 points instead of one round.", default=False, spec_key=None),
+    _p("round", "int", "Which round (with games: which game) of the seed to trace, as simulate plays them from 0.",
+       default=0, low=0, high=MAX_PLAYS, spec_key=None),
+    SEED,
+    _p("values", "bool", "Also the expert's value of each legal action (points over the rest of the round, lower "
+                         "is better) and the points the choice lost.", default=False, spec_key=None),
+    _p("rollouts", "int", "With values: roll-outs per decision.", default=200, low=2, high=100_000, spec_key=None),
+    STRATEGIES_FILE), game_checks=(seats_fit,)))
+
+CHECK = declare(Command("check", (
+    _p("files", "paths", "Strategies files to check (every strategy in them).", required=True, flag=None,
+       spec_key=None, metavar="FILE.py"),
+    _p("rounds", "int", "Rounds per player count (and twice, for determinism).", default=2000, low=10,
+       high=10_000_000, spec_key=None),
+    _p("games", "int", "Full games per player count.", default=100, low=1, high=1_000_000, spec_key=None),
+    SEED,
+    _p("decisions", "int", "First decisions of each strategy to show as a trace.", default=6, low=0, high=1000,
+       spec_key=None)), rule_options=False))
