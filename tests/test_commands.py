@@ -29,12 +29,14 @@ VALID = {
     "chart": {"game": "lama"},
     "grade": {"game": "lama", "strategies": ["greedy"]},
     "variants": {"game": "party", "strategies": ["greedy", "chain"], "variants": {"plain": {"pink_llama": "plain"}}},
+    "trace": {"game": "lama", "seats": ["greedy", "greedy"]},
+    "check": {"files": ["examples/highest.py"]},
 }
 API = {"simulate": llama_sim.simulate, "compare": llama_sim.compare, "seat_table": llama_sim.seat_table,
        "league": llama_sim.league, "sweep": llama_sim.sweep, "tune": llama_sim.tune, "solve": llama_sim.solve,
        "advise": llama_sim.advise, "chart": llama_sim.chart, "grade": llama_sim.grade,
-       "variants": llama_sim.compare_variants}
-CLI = {"simulate", "compare", "sweep", "tune", "solve", "advise", "chart", "grade"}  # a command of that name
+       "variants": llama_sim.compare_variants, "trace": llama_sim.trace, "check": llama_sim.check}
+CLI = {"simulate", "compare", "sweep", "tune", "solve", "advise", "chart", "grade", "trace", "check"}  # a command of that name
 
 
 def bad_value(p: Param):

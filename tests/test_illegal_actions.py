@@ -52,7 +52,9 @@ def test_cli_illegal_action_is_one_line_exit_2(capsys, cheats, cheat, action):
     code, out, err = call(capsys, "simulate", "-g", game, "-s", "always_quit", "-s", cheat, "--rounds", "50",
                           "--strategies-file", str(path), "-q", "--threads", "2")
     assert code == 2 and out == ""
-    assert re.fullmatch(rf"llamasim: error: strategy '{cheat}' \(seat 1\) chose an illegal action: {action}\n", err)
+    assert re.fullmatch(rf"llamasim: error: strategy '{cheat}' \(seat 1\) chose an illegal action: {action}, "
+                        rf"having seen seat 1 of 2, turn 1: hand [^;]+; top \S+; pile \d+; hand sizes \d+,\d+; "
+                        rf"quit: seat 0; scores 0,0; discards [^;]+; legal: [^;]*quit\n", err), err
 
 
 def test_the_named_card_is_one_the_cheat_does_not_hold(cheats):
@@ -62,7 +64,7 @@ def test_the_named_card_is_one_the_cheat_does_not_hold(cheats):
     plan = seat_plan(get_game(game), players, False, np.zeros(1, np.int64))
     with pytest.raises(UsageError) as info:
         run(plan, 5, 0, 3, threads=1)
-    name = str(info.value).rsplit("play ", 1)[1]
+    name = str(info.value).split(", having seen ")[0].rsplit("play ", 1)[1]
     code = MODULES[game].CODE_NAMES.index(name)
     assert MODULES[game].ACTION_NAMES[code] == f"play {name}"
 
@@ -83,8 +85,8 @@ def test_reference_engine_raises_the_same(cheats, cheat):
         spec.reference_blocks(9, 0, 4, 3, plan.entry_of_seat, plan.unit_of_seat, 3, False, entries, plan.cfg, s1, s2)
     assert ref.value.args[:3] == (ILLEGAL_ACTION, 2, 2)
     with pytest.raises(UsageError) as mapped:
-        raise_illegal_action(ref.value, plan)
-    assert str(mapped.value) == str(kernel.value)
+        raise_illegal_action(ref.value, plan, (9, 0, 4))
+    assert str(mapped.value) == str(kernel.value) and ", having seen seat 2 of 3" in str(kernel.value)
 
 
 def test_reference_round_reports_the_seat_as_its_entry():
