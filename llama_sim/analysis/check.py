@@ -49,9 +49,11 @@ class CheckResult:
                 continue
             lines.append(f"{r['file']}: {r['game']} strategy '{r['strategy']}'")
             lines.append(f"  compiles: {'yes' if r['compiles'] else 'no'}")
-            if r["compiles"]:
-                lines.append(f"  legal actions only: {'yes' if r['legal'] else 'no'} ({r['played']})")
+            if r["compiles"] and r["legal"]:
+                lines.append(f"  legal actions only: yes ({r['played']})")
                 lines.append(f"  deterministic under --seed: {'yes' if r['deterministic'] else 'no'}")
+            elif r["compiles"]:
+                lines.append("  plays: no (deterministic under --seed: not checked)")
             if r["problem"]:
                 lines.append(f"  problem: {r['problem']}")
             if r["decisions_per_second"]:
@@ -82,7 +84,7 @@ def check(files, *, rounds: int = 2000, games: int = 100, seed: int = 1, decisio
         if s.file not in shown:
             continue
         row, shown_trace = _check_one(s, rounds, games, seed, decisions)
-        rows.append(dict(file=shown[s.file], **row))
+        rows.append(dict(file=shown[s.file], **row, first_decisions=shown_trace))
         traces[f"{s.game}.{s.name}"] = shown_trace
         if row["problem"]:
             problems.append(row["problem"])
@@ -93,7 +95,7 @@ def check(files, *, rounds: int = 2000, games: int = 100, seed: int = 1, decisio
 
 
 def _check_one(s: registry.Strategy, rounds: int, games: int, seed: int, decisions: int) -> tuple[dict, list[str]]:
-    row = dict(game=s.game, strategy=s.name, compiles=False, legal=False, deterministic=False, played="",
+    row = dict(game=s.game, strategy=s.name, compiles=False, legal=False, deterministic=None, played="",
                decisions_per_second=0.0, bench="", bench_decisions_per_second=0.0, speed_ratio=0.0, problem="")
     try:
         s.policy  # noqa: B018  (compiles it, or says why not)
