@@ -158,7 +158,8 @@ def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
     registry.load_file(src)
     plan = seat_plan(LAMA, lineup("always_quit", "draw_alone_dask_test"), False, LAMA.config())
     line = "strategy 'draw_alone_dask_test' (seat 1) chose an illegal action: draw"
-    with pytest.raises(UsageError, match=f"^{line}$".replace("(", r"\(").replace(")", r"\)")):
+    line += ", having seen seat 1 of 2, turn 1: "
+    with pytest.raises(UsageError, match=f"^{line}".replace("(", r"\(").replace(")", r"\)") + r".*; legal: [^;]*quit$"):
         run(plan, 3, 0, 100, backend=dask2)  # raised while the workers warm up (client.run)
-    with pytest.raises(UsageError, match=r"chose an illegal action: draw$"):
+    with pytest.raises(UsageError, match=r"chose an illegal action: draw, having seen .*; legal: [^;]*quit$"):
         list(dask2.map(plan, tasks_for(plan, 3, 0, 100)))  # raised by a chunk (client.map)

@@ -278,7 +278,7 @@ def test_illegal_policy_action_is_refused_by_kernel(tmp_path):
     registry.load_file(src)
     players = [registry.parse_spec("lama", "always_draw_test"), registry.parse_spec("lama", "always_quit")]
     plan = seat_plan(lama.RULE_SET, players, False, np.zeros(1, np.int64))
-    with pytest.raises(UsageError, match=r"^strategy 'always_draw_test' \(seat 0\) chose an illegal action: draw$"):
+    with pytest.raises(UsageError, match=r"^strategy 'always_draw_test' \(seat 0\) chose an illegal action: draw, having seen seat 0 of .*; legal: [^;]+$"):
         run(plan, 1, 0, 10, threads=1)
 
 
