@@ -53,7 +53,7 @@ def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[s
 
 # The fields that may name their value as "module:NAME" (imported when first read).
 _CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_names", "describe_config",
-                          "exact_solver", "run_blocks_with", "chart", "advice"})
+                          "exact_solver", "chart", "advice"})
 
 
 @dataclass
@@ -65,7 +65,7 @@ class RuleSet:
     min_players: int
     max_players: int
     # Each code field (``_CODE_FIELDS``) takes the value itself or "module:NAME" naming it.
-    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.jit.BlockKernel or Kernel)
+    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.blocks.BlockKernel or jit.Kernel)
     reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     action_names: tuple[str, ...]  # the readable name of every action index
@@ -83,11 +83,11 @@ class RuleSet:
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
-    # The block loop a line-up kernel compiles around a line-up's own policies (``run.lineup``): the
-    # Python ``run_blocks_with(core, ...)`` that runs a compiled loop (``run_blocks`` is a
-    # ``jit.BlockKernel`` of it), whose module also defines the loop to compile in, ``blocks_core_with``;
-    # None: the rule set plays with its generic kernel only.
-    run_blocks_with: Callable | None = None
+    # "module:NAME" of the rule set's block loop, which a line-up kernel (``run.lineup``) compiles around a
+    # line-up's own policies and runs as ``run_blocks`` (then a ``core.blocks.BlockKernel``) runs its own;
+    # kept as the text, which the generated module imports. None: the rule set plays with its generic
+    # kernel only.
+    kernel_loop: str | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
     # The hooks of ``llamasim chart`` (a core.chart_kernel.ChartRules) and of ``advise`` (a
     # core.advice.AdviceHooks), or "module:NAME" naming them: imported on first use (``hook``), since that
