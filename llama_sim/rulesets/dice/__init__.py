@@ -140,6 +140,7 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="dice",
+    order=4,
     title="LAMA Dice",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
@@ -148,6 +149,7 @@ RULE_SET = RuleSet(
     reference_blocks=f"{_ENGINE}:reference_blocks",
     action_names=f"{_ENGINE}:ACTION_NAMES",
     option_values={"dice_layout": LAYOUT_NAMES},
+    option_metavars={"dice_layout": "LAYOUT"},
     bench_strategy="threshold",
     exact_solver=f"{_ENGINE}:exact_solver",
     config=f"{_ENGINE}:config",

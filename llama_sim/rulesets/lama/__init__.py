@@ -58,6 +58,7 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="lama",
+    order=1,
     title="L.A.M.A.",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,

@@ -89,6 +89,7 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="party",
+    order=2,
     title="L.A.M.A. Party Edition",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,

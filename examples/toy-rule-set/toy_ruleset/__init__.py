@@ -1,8 +1,8 @@
 """Toy (rule set ``toy``): a small shedding game that exists to prove a rule set is one folder.
 
-It registers (``llama_sim.core.ruleset.register("toy", "toy_ruleset")``, the one line outside this
-folder), then simulates, compares and is tested by the generic battery like the built-in rule sets,
-with no edit to generic code.
+It ships in a package of its own, found through its entry point (group ``llama_sim.rulesets``, in its
+``pyproject.toml``), then simulates, compares, advises, benches and passes
+``llama_sim.testing.check_rule_set`` like the built-in rule sets, with no edit to llama_sim.
 
 Rules: 12 cards, four each of the values 1, 2 and 3 (codes 0, 1, 2). 2 or 3 players; deal 3 each,
 the next card starts the discard pile, the rest is the draw pile. On your turn play a card equal to
