@@ -144,7 +144,8 @@ def main() -> None:
                 if "lineup_rounds_per_cpu_s" in got:
                     own_rates[label].append(got["lineup_rounds_per_cpu_s"])
         base, cur = statistics.median(rates["baseline"]), statistics.median(rates["current"])
-        own_base = statistics.median(own_rates["baseline"]) if own_rates["baseline"] else base
+        own_base_rates = own_rates["baseline"] or rates["baseline"]
+        own_base = statistics.median(own_base_rates)
         own_rates = own_rates["current"]
         own = statistics.median(own_rates) if own_rates else float("nan")
         rows.append({
@@ -158,6 +159,8 @@ def main() -> None:
             "current_decisions/s": round(cur * per_round["current"]),
             "baseline_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["baseline"]),
             "current_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["current"]),
+            "baseline_lineup_runs": " ".join(f"{r / 1e3:.0f}k" for r in own_base_rates),
+            "lineup_runs": " ".join(f"{r / 1e3:.0f}k" for r in own_rates),
         })
         own_text = (f", line-up kernel {own_base:,.0f} -> {own:,.0f} ({own / own_base:.2f}x)" if own_rates
                     else "")

@@ -27,7 +27,7 @@ from llama_sim.core.engine import RUN_BLOCKS_SIG, accumulate_upper, add_seats, c
 from llama_sim.core.jit import Kernel
 from llama_sim.core.views import stack_zeros
 
-MAX_SEATS = 8  # the most seats a block loop's per-seat scratch holds (a literal for ``stack_zeros``)
+MAX_SEATS = 6  # the most seats of any rule set: what a block loop's per-seat scratch holds (a literal)
 
 # The arguments of every rule set's block loop after ``decide`` (None in the generic kernel): those of
 # ``RUN_BLOCKS_SIG`` up to ``s1`` without ``cfg``, then ``upper``, ``v``, ``bad``; the rule set's own follow.
