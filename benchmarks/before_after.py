@@ -9,8 +9,9 @@ machine. A worker plays the bench line-up (4 ``greedy``; dice: 4 ``threshold:qui
 rounds on ONE thread after a warm-up, and times the kernel with the thread's CPU time
 (``time.thread_time``, read in the thread that runs it: ``thread_cpu``), which other processes on the
 machine disturb far less than wall time.
-The current tree is also timed with the line-up's own kernel (``llama_sim.run.lineup``; ``lineup_*``
-columns, against the same baseline) when it has one.
+Both trees are also timed with the line-up's own kernel (``llama_sim.run.lineup``; ``lineup_*``
+columns: the current tree's against the baseline's, or against the baseline's generic kernel when the
+baseline has none) when they have one.
 The table gives the medians, their ratio, and decisions per second: decisions per round are
 counted on the reference engine (every policy call of ``--reference-rounds`` rounds on the same
 deals), in each tree, so rule sets with long rounds compare fairly.
@@ -133,28 +134,36 @@ def main() -> None:
     rows = []
     for game in args.games:
         rates = {k: [] for k in trees}
-        own_rates = []
+        own_rates = {k: [] for k in trees}
         per_round = {}
         for rep in range(args.repeats):
             for label, tree in trees.items():  # interleaved: baseline, current, baseline, current, ...
                 got = run_worker(tree, game, args.rounds, args.reference_rounds if rep == 0 else 0)
                 rates[label].append(got["rounds_per_cpu_s"])
                 per_round.setdefault(label, got.get("decisions_per_round"))
-                if label == "current" and "lineup_rounds_per_cpu_s" in got:
-                    own_rates.append(got["lineup_rounds_per_cpu_s"])
+                if "lineup_rounds_per_cpu_s" in got:
+                    own_rates[label].append(got["lineup_rounds_per_cpu_s"])
         base, cur = statistics.median(rates["baseline"]), statistics.median(rates["current"])
+        own_base_rates = own_rates["baseline"] or rates["baseline"]
+        own_base = statistics.median(own_base_rates)
+        own_rates = own_rates["current"]
         own = statistics.median(own_rates) if own_rates else float("nan")
         rows.append({
             "game": game, "line-up": f"{PLAYERS} x {BENCH_STRATEGY.get(game, 'greedy')}",
             "baseline_rounds/s": round(base), "current_rounds/s": round(cur), "ratio": round(cur / base, 2),
-            "lineup_rounds/s": round(own) if own_rates else "-", "lineup_ratio": round(own / base, 2) if own_rates else "-",
+            "baseline_lineup_rounds/s": round(own_base),
+            "lineup_rounds/s": round(own) if own_rates else "-",
+            "lineup_ratio": round(own / own_base, 2) if own_rates else "-",
             "decisions/round": round(per_round["current"], 2),
             "baseline_decisions/s": round(base * per_round["baseline"]),
             "current_decisions/s": round(cur * per_round["current"]),
             "baseline_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["baseline"]),
             "current_runs": " ".join(f"{r / 1e3:.0f}k" for r in rates["current"]),
+            "baseline_lineup_runs": " ".join(f"{r / 1e3:.0f}k" for r in own_base_rates),
+            "lineup_runs": " ".join(f"{r / 1e3:.0f}k" for r in own_rates),
         })
-        own_text = f", line-up kernel {own:,.0f} ({own / base:.2f}x)" if own_rates else ""
+        own_text = (f", line-up kernel {own_base:,.0f} -> {own:,.0f} ({own / own_base:.2f}x)" if own_rates
+                    else "")
         print(f"{game}: baseline {base:,.0f}, current {cur:,.0f} ({cur / base:.2f}x){own_text} rounds/s per CPU-second",
               file=sys.stderr, flush=True)
     import pandas as pd

@@ -32,8 +32,10 @@ def test_round_penalties_add_up_to_final_scores_and_wins_are_shared(game, n):
     assert final.sum() >= 40 * tally.blocks
 
 
-def test_every_rule_set_is_registered_with_the_four_baselines():
-    assert list(all_games()) == ["lama", "party", "kadabra", "dice"]
+def test_the_built_in_rule_sets_are_found_in_their_declared_order_with_the_baselines():
+    """Found by package (no list to edit), listed by ``RuleSet.order``; every one registers the baselines."""
+    assert list(all_games())[:4] == ["lama", "party", "kadabra", "dice"]
+    assert [g.order for g in all_games().values()][:4] == [1, 2, 3, 4]
     for game in all_games():
         names = {s.name for s in registry.strategies_for(game)}
         assert {"always_quit", "random", "threshold"} <= names

@@ -144,7 +144,7 @@ def test_stats_of_dask_run_match(dask2):
 
 
 def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
-    """Issue 11 item 1: the worker maps the kernel's error (``errors.ILLEGAL_ACTION``) to the
+    """The worker maps the kernel's error (``errors.ILLEGAL_ACTION``) to the
     UsageError naming strategy, seat and action, and the client re-raises it."""
     from llama_sim.core.errors import UsageError
     from llama_sim.run.simulate import seat_plan, tasks_for

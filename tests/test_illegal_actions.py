@@ -1,4 +1,4 @@
-"""Issue 11, item 1: an illegal action ends the run with exit status 2 and one line naming the
+"""An illegal action ends the run with exit status 2 and one line naming the
 strategy, the seat and the action; kernels and reference engines check against their own record of
 what is legal and report by the same convention (``llama_sim.core.errors``)."""
 import re

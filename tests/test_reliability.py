@@ -22,7 +22,7 @@ def one_line_error(code, err, needle=""):
     assert needle in err, err
 
 
-# ------------------------------------------------------------------------------ --out (item 3)
+# ------------------------------------------------------------------------------ --out
 
 def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatch):
     import llama_sim.api  # noqa: F401  (every module that binds ``run`` imported before the patch: one
@@ -86,7 +86,7 @@ def test_all_files_of_a_result_or_none(capsys, tmp_path, monkeypatch):
     assert len(pd.read_csv(tmp_path / "x.paired.csv")) == 1
 
 
-# ------------------------------------------------------------------------------ bad numbers (item 7)
+# ------------------------------------------------------------------------------ bad numbers
 
 @pytest.mark.parametrize("args,needle", [
     (["sweep", "-g", "lama", "--strategy", "threshold", "--param", "quit_at=nan:1:1"], "finite"),
@@ -128,7 +128,7 @@ def test_kadabra_deck_that_cannot_be_dealt(capsys, tmp_path):
                          "--deck-file", str(deck), *SMALL)[::2], "the deck has 20 cards")
 
 
-# ------------------------------------------------------------------------------ Ctrl-C (item 2)
+# ------------------------------------------------------------------------------ Ctrl-C
 
 def _interrupt_mid_run(args, tmp_path, whole_group: bool):
     """Start the CLI with stderr on a pseudo-terminal (so the progress bar shows), wait for the bar
@@ -192,7 +192,7 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
     assert list(tmp_path.iterdir()) == []
 
 
-# ------------------------------------------------------------------------------ scale (item 4)
+# ------------------------------------------------------------------------------ scale
 
 @pytest.mark.parametrize("args", [
     ["simulate", "-g", "lama", "-s", "greedy", "-s", "greedy", "--rounds", str(10**11 + 1)],
@@ -234,7 +234,7 @@ def test_chunks_are_generated_lazily_and_kept_in_a_window():
     results.close()
 
 
-# ------------------------------------------------------------------------------ --scheduler (item 5)
+# ------------------------------------------------------------------------------ --scheduler
 
 def test_scheduler_that_is_not_dask_fails_fast_with_one_line(capsys, monkeypatch):
     """Only loopback addresses: an HTTP server started here, a closed port, malformed addresses.
@@ -291,7 +291,7 @@ def test_a_real_scheduler_passes_the_probe(capsys):
     assert code == 0, err
 
 
-# ------------------------------------------------------------------------------ strategy files (item 6)
+# ------------------------------------------------------------------------------ strategy files
 
 def test_strategies_file_must_be_python_source(capsys, tmp_path):
     src = tmp_path / "mine.txt"
@@ -344,7 +344,7 @@ def test_version(capsys):
     assert code == 0 and re.fullmatch(r"llamasim \S+\n", out) and err == ""
 
 
-# ------------------------------------------------------------------------------ smaller things (item 8)
+# ------------------------------------------------------------------------------ smaller things
 
 def test_the_readme_kadabra_example_runs(capsys, monkeypatch):
     import shlex

@@ -46,7 +46,7 @@ def bench_game(game: RuleSet, rounds: int, reference_rounds: int, threads: int |
     seats = min(max(BENCH_PLAYERS, game.min_players), game.max_players)
     players = [registry.parse_spec(game.name, name) for _ in range(seats)]
     plan = seat_plan(game, players, False, game.config())
-    line_ups = game.run_blocks_with is not None and lineup.kernel_mode() != "generic"
+    line_ups = game.kernel_loop is not None and lineup.kernel_mode() != "generic"
     kinds = ("generic", "lineup") if line_ups else ("generic",)
     kernels = {kind: with_kernel(plan, kind) for kind in kinds}
     threads = default_threads() if threads is None else threads

@@ -23,11 +23,12 @@ from llama_sim.cli import listing, play, questions, reports, authors  # noqa: F4
 from llama_sim.cli.app import DEBUG, app
 from llama_sim.core import interrupt
 from llama_sim.core.errors import UsageError
+from llama_sim.core.ruleset import all_games, option_flag
 
 _METAVARS = {"--game": "GAME", "game": "GAME", "--seat": "STRATEGY", "--vs": "STRATEGY", "--strategy": "STRATEGY",
              "strategy": "STRATEGY", "--param": "K=LO:HI:STEP", "--format": "table|csv|json", "--view": "VIEW",
-             "--backend": "local|dask", "--scheduler": "ADDRESS", "--metric": "METRIC", "--dice-layout": "LAYOUT",
-             "--row": "ROW", "--llama-row": "ROW", "--deck-file": "FILE.toml", "--strategies-file": "FILE.py",
+             "--backend": "local|dask", "--scheduler": "ADDRESS", "--metric": "METRIC",
+             "--row": "ROW", "--llama-row": "ROW", "--strategies-file": "FILE.py",
              "--out": "FILE"}
 _TYPE_METAVARS = {"int": "N", "float": "X", "Path": "PATH", "str": "TEXT"}
 
@@ -43,7 +44,13 @@ def _readable_metavars(command) -> None:
             continue
         name = max(param.opts, key=len) if param.opts else param.name
         kind = getattr(param, "bare_type", lambda: "")().removeprefix("list[").removesuffix("]")
-        param.metavar = _METAVARS.get(name) or _TYPE_METAVARS.get(kind, "VALUE")
+        param.metavar = _METAVARS.get(name) or option_metavars().get(name) or _TYPE_METAVARS.get(kind, "VALUE")
+
+
+def option_metavars() -> dict[str, str]:
+    """Every rule set's option flags -> the metavar it declares for them (``RuleSet.option_metavars``)."""
+    return {option_flag(option): metavar for rule_set in all_games().values()
+            for option, metavar in rule_set.option_metavars.items()}
 
 
 

@@ -48,16 +48,6 @@ def distinct_penalty(counts, penalty_of_code):
 # report, and ``raise_stop`` raises in the caller (``llama_sim.core.errors``: the illegal-action convention).
 ILLEGAL, ENDLESS = -1, -2
 
-# The arguments every rule set's block loop (``blocks_core_with``, compiled as a ``jit.BlockKernel``) takes
-# after ``decide`` (None in the generic kernel): ``RUN_BLOCKS_SIG``'s up to ``s1``; the rule set's own follow.
-BLOCK_LOOP_ARGS = RUN_BLOCKS_SIG.args[:11] + RUN_BLOCKS_SIG.args[12:13]
-
-
-def block_loop_sig(*own):
-    """The signature of a rule set's block loop whose own arguments (after ``s1``) have types ``own``."""
-    return types.int64(types.none, *BLOCK_LOOP_ARGS, *own)
-
-
 def check_stop(code: int, bad: np.ndarray) -> None:
     """``raise_stop`` for Python callers of a block loop."""
     if code == ILLEGAL:

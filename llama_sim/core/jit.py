@@ -8,7 +8,6 @@ damaged cache entry is rebuilt wherever it is read (``core.cache.guard_entries``
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
 import warnings
@@ -132,32 +131,6 @@ class Kernel:
     def is_cached(self) -> bool:
         """Compiled in this process already, or on disk: ``get`` costs no compile."""
         return self._dispatcher is not None or (not self.boundscheck and _is_cached(self._jit()))
-
-    def __call__(self, *args):
-        return self.get()(*args)
-
-
-class BlockKernel:
-    """A rule set's block loop compiled as the cached kernel itself, without reference counting, and
-    ``run``, the plain Python around it that allocates what the loop writes and raises what it reports.
-    ``get()`` is the loop bound into ``run``: called with ``engine.RUN_BLOCKS_SIG``'s arguments, like a
-    ``Kernel`` of that signature. Why not a jitted wrapper: every compiled level re-optimises all the code
-    linked into it, and a wrapper around the loop cost a second of each rule set's first compile."""
-
-    def __init__(self, loop, signature_factory, label: str, run):
-        self.loop = Kernel(loop, signature_factory, label, no_nrt=True)
-        self.label = label
-        self.run = run
-
-    def get(self):
-        return functools.partial(self.run, self.loop.get())
-
-    def around(self, loop, label: str) -> "BlockKernel":
-        """Another loop of this one's signature, run by the same ``run`` (a line-up kernel's)."""
-        return BlockKernel(loop, self.loop.signature_factory, label, self.run)
-
-    def is_cached(self) -> bool:
-        return self.loop.is_cached()
 
     def __call__(self, *args):
         return self.get()(*args)

@@ -1,9 +1,11 @@
 """The rule-set interface, and the one map from a rule set's name to the module that defines it.
 
 Generic code (runs, analyses, reports, the CLI) never tests a rule set's name: it asks the
-``RuleSet`` it got from ``get_game``. Each rule set is one package (``llama_sim/rulesets/<name>/``)
-whose ``RULE_SET`` is an instance of ``RuleSet``; adding one is a folder plus a line in ``RULE_SETS``
-(or a call of ``register`` for a rule set that lives outside the package, as the tests' toy one).
+``RuleSet`` it got from ``get_game``. Each rule set is one package whose ``RULE_SET`` is an instance of
+``RuleSet``, found without a list to edit: every folder of ``llama_sim/rulesets/`` whose ``__init__.py``
+assigns ``RULE_SET = RuleSet(...)``, then every entry point of the group ``llama_sim.rulesets`` (name:
+module) of an installed package, so a rule set can ship in a package of its own (``register`` adds one
+at run time).
 
 A rule set's package should be cheap to import: its ``RuleSet`` declares what the command line shows
 before anything plays (name, title, player counts, options, advise's position options), and names
@@ -13,8 +15,11 @@ single kernel module.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from llama_sim.core.errors import UsageError
@@ -22,13 +27,48 @@ from llama_sim.core.errors import UsageError
 if TYPE_CHECKING:
     import numpy as np
 
+ENTRY_POINT_GROUP = "llama_sim.rulesets"
+
+
+def declared_order(init: Path) -> int | None:
+    """The ``order`` of the ``RULE_SET = RuleSet(...)`` a package's ``__init__.py`` assigns (0 when it gives
+    none), or None when it assigns none (a shared engine such as ``shedding``). Read from the syntax tree:
+    importing a package to ask would load its engine."""
+    try:
+        tree = ast.parse(init.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "RULE_SET" for t in node.targets)
+                and isinstance(node.value, ast.Call)):
+            for keyword in node.value.keywords:
+                if keyword.arg == "order" and isinstance(keyword.value, ast.Constant):
+                    return int(keyword.value.value)
+            return 0
+    return None
+
+
+def discover() -> dict[str, str]:
+    """Every rule set's name -> the module defining its ``RULE_SET``: this package's own (by their
+    ``order``), then the entry points' (by name). A name already taken keeps its first module."""
+    here = Path(__file__).resolve().parent.parent / "rulesets"
+    found = []
+    for init in here.glob("*/__init__.py"):
+        order = declared_order(init)
+        if order is not None:
+            found.append((order, init.parent.name))
+    names = {name: f"llama_sim.rulesets.{name}" for _, name in sorted(found)}
+    try:
+        points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+    except Exception:  # a broken distribution's metadata: its rule sets are not offered
+        points = []
+    for point in points:
+        names.setdefault(point.name, point.value.partition(":")[0])
+    return names
+
+
 # name -> module defining RULE_SET, in the order rule sets are listed.
-RULE_SETS: dict[str, str] = {
-    "lama": "llama_sim.rulesets.lama",
-    "party": "llama_sim.rulesets.party",
-    "kadabra": "llama_sim.rulesets.kadabra",
-    "dice": "llama_sim.rulesets.dice",
-}
+RULE_SETS: dict[str, str] = discover()
 _LOADED: dict[str, "RuleSet"] = {}
 
 # What each option of a card game's position means (``llamasim advise --help``); a rule set adds its own.
@@ -53,7 +93,7 @@ def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[s
 
 # The fields that may name their value as "module:NAME" (imported when first read).
 _CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_names", "describe_config",
-                          "exact_solver", "run_blocks_with", "chart", "advice"})
+                          "exact_solver", "chart", "advice"})
 
 
 @dataclass
@@ -65,10 +105,11 @@ class RuleSet:
     min_players: int
     max_players: int
     # Each code field (``_CODE_FIELDS``) takes the value itself or "module:NAME" naming it.
-    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.jit.BlockKernel or Kernel)
+    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.blocks.BlockKernel or jit.Kernel)
     reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     action_names: tuple[str, ...]  # the readable name of every action index
+    order: int = 0  # where it is listed among this package's rule sets (a literal: read without importing)
     describe_config: Callable[[np.ndarray], dict] = lambda cfg: {}
     options: dict[str, str] = field(default_factory=dict)  # option name -> help
     # advise's position options (name -> help) and which of them are on/off flags: the advisor's own
@@ -77,17 +118,18 @@ class RuleSet:
     position_help: dict[str, str] | None = None
     position_flags: frozenset[str] = frozenset()
     option_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # option -> every value it names
+    option_metavars: dict[str, str] = field(default_factory=dict)  # option -> what ``--help`` shows for its value
     # options whose value is a file: a spec's path is read relative to the spec file, not the current folder
     file_options: frozenset[str] = frozenset()
     bench_strategy: str = "greedy"  # the strategy all seats play in ``llamasim bench``
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
-    # The block loop a line-up kernel compiles around a line-up's own policies (``run.lineup``): the
-    # Python ``run_blocks_with(core, ...)`` that runs a compiled loop (``run_blocks`` is a
-    # ``jit.BlockKernel`` of it), whose module also defines the loop to compile in, ``blocks_core_with``;
-    # None: the rule set plays with its generic kernel only.
-    run_blocks_with: Callable | None = None
+    # "module:NAME" of the rule set's block loop, which a line-up kernel (``run.lineup``) compiles around a
+    # line-up's own policies and runs as ``run_blocks`` (then a ``core.blocks.BlockKernel``) runs its own;
+    # kept as the text, which the generated module imports. None: the rule set plays with its generic
+    # kernel only.
+    kernel_loop: str | None = None
     strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
     # The hooks of ``llamasim chart`` (a core.chart_kernel.ChartRules) and of ``advise`` (a
     # core.advice.AdviceHooks), or "module:NAME" naming them: imported on first use (``hook``), since that

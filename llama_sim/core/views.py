@@ -61,6 +61,13 @@ def readonly(typingctx, array):
     return view_type(array), codegen
 
 
+# Every stack array starts on a cache line. Why: where the compiler puts each buffer in the frame follows
+# from the number, sizes and order of all of them, so resizing or adding one array anywhere in a block loop
+# could move another rule set's hot arrays across line boundaries, a loss of speed that comes and goes by
+# chance (``benchmarks/before_after.py`` measures it); at one line per buffer start, it cannot.
+STACK_ALIGN = 64
+
+
 @intrinsic
 def stack_zeros(typingctx, capacity, shape, dtype):
     """A zeroed C-contiguous array of ``shape`` on the calling function's stack, in a buffer of
@@ -88,6 +95,7 @@ def stack_zeros(typingctx, capacity, shape, dtype):
         ll_elem = context.get_data_type(elem)
         itemsize = context.get_abi_sizeof(ll_elem)
         buffer = cgutils.alloca_once(builder, ir.ArrayType(ll_elem, size))  # in the entry block, once
+        buffer.align = STACK_ALIGN
         data = builder.bitcast(buffer, ll_elem.as_pointer())
         cgutils.memset(builder, data, context.get_constant(types.intp, size * itemsize), 0)
         if isinstance(shape, types.Integer):

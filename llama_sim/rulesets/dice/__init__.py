@@ -140,14 +140,16 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="dice",
+    order=4,
     title="LAMA Dice",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     run_blocks=f"{_ENGINE}:run_blocks",
-    run_blocks_with=f"{_ENGINE}:run_blocks_with",
+    kernel_loop=f"{_ENGINE}:kernel_loop",
     reference_blocks=f"{_ENGINE}:reference_blocks",
     action_names=f"{_ENGINE}:ACTION_NAMES",
     option_values={"dice_layout": LAYOUT_NAMES},
+    option_metavars={"dice_layout": "LAYOUT"},
     bench_strategy="threshold",
     exact_solver=f"{_ENGINE}:exact_solver",
     config=f"{_ENGINE}:config",

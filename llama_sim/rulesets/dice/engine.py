@@ -18,8 +18,7 @@ from llama_sim.rulesets.dice.codes import (  # noqa: F401  (the rule set's publi
     ROLL_DIE_FACE, ROW_SIZE, TAKE_BASE, TOTAL_OF_CODE, layout_cfg, layout_config, roll_faces,
 )
 from llama_sim.rulesets.dice.kernel import (  # noqa: F401
-    deal_round, discard_masks, play_game, play_round, play_round_entry, round_points, run_blocks,
-    run_blocks_with,
+    deal_round, discard_masks, kernel_loop, play_game, play_round, play_round_entry, round_points, run_blocks,
 )
 from llama_sim.rulesets.dice.positions import (  # noqa: F401
     check_position, exact_solver, parse_solo_position, run_positions, simulate_position, simulate_solo,

@@ -1,9 +1,8 @@
 """The LAMA Dice Numba kernel: the same rules as ``reference.py``, fast.
 
 ``play_round`` plays one round in place from any position (the work is ``play_core_with``'s),
-``play_game`` a game to 40, ``run_blocks`` the deal blocks of a run. ``run_blocks_with`` and
-``blocks_core_with`` are what a line-up kernel (``llama_sim.run.lineup``) compiles around its own
-``decide``; it finds them in the module of ``run_blocks_with``, so they stay together here.
+``play_game`` a game to 40, ``run_blocks`` the deal blocks of a run: ``kernel_loop`` compiled on its own;
+a line-up kernel (``llama_sim.run.lineup``) compiles ``kernel_loop`` around its own ``decide``.
 
 Speed: the block loop (``run_blocks``' own), ``play_core``, ``deal_round`` and ``deal_shuffle`` are compiled
 without Numba's reference counting (``draws.NO_NRT``: they allocate nothing); calls to separately
@@ -26,11 +25,11 @@ from numba import njit, types
 
 from llama_sim.core import rng as R
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT as _NO_NRT, deal_shuffle, randint
+from llama_sim.core.blocks import BlockKernel, block_loop
 from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
-    distinct_penalty, largest_token, raise_stop,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, raise_stop,
 )
-from llama_sim.core.jit import BlockKernel, Kernel
+from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.dice.codes import (
@@ -122,7 +121,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
                    policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
     """Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
-    ``blocks_core_with``: the generic ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
+    ``kernel_loop``: the generic ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
     with ``decide`` its ``decide``): on an illegal action it sets ``bad`` = (entry, seat, action) and returns
     decisions = -1 (the round is left where it was).
 
@@ -416,32 +415,28 @@ def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, p
     return ENDLESS
 
 
-def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                    policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal (and dice stream) is played once per rotation. ``core`` is
-    the block loop, this rule set's generic one or a line-up kernel's (``llama_sim.run.lineup``). As in the
-    shedding kernels (``shedding.run_blocks``), the loop runs without reference counting on scratch on its
-    own stack; this plain Python allocates what it writes and raises what it reports."""
-    if n > MAX_PLAYERS:
-        raise ValueError("dice kernel: more seats than its scratch holds")
-    bad = np.zeros(3, np.int64)
-    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-                    slot_of_entry, params, s1, cfg, s2, np.zeros(s1.shape[0], np.int64), bad), bad)
-
-
 ROWS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
 DECK_CAPACITY = DECK.shape[0]
 
 
-def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                 policies, slot_of_entry, params, s1, cfg, s2, v, bad):
-    """The block loop (allocates nothing): each block's deal and dice played once per rotation, ``decide``
-    asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it is compiled
-    into (``views.stack_zeros``), one without reference counting (``run_blocks``): arrays of its own are
-    known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``."""
-    rotations = entry_of_seat.shape[0]
-    drng = stack_zeros(2, 2, np.uint64)
-    prng = stack_zeros(2, 2, np.uint64)
+@njit(cache=True, nogil=True, inline="always")
+def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
+                 penalty, went_out, quits, final, bad, one_round):
+    """One seating of a block (``core.blocks.play``): a game, or its first round, with the block's dice
+    stream besides its deal and policy streams, on the scratch in ``state`` (``kernel_loop``)."""
+    cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log = state
+    R.seed_from_key(dice_rng, key, R.DICE_STREAM)
+    return game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng, cfg,
+                     penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores, returned, obs,
+                     log, bad, one_round)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, s1, upper, v, bad, cfg):
+    """The dice block loop (``core.blocks.block_loop``), ``decide`` asking the policies (see
+    ``play_core_with``), its round's scratch on the stack of the function it is compiled into: on its own
+    (``decide`` None) the generic kernel, ``run_blocks``; in a line-up kernel, around its own ``decide``."""
     dice_rng = stack_zeros(2, 2, np.uint64)
     deck = stack_zeros(DECK_CAPACITY, DECK_CAPACITY, np.int8)
     rows = stack_zeros(ROWS_CAPACITY, (n, N_CODES), np.int64)
@@ -452,35 +447,10 @@ def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_
     returned = stack_zeros(MAX_PLAYERS, n, np.int64)
     obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
     log = stack_zeros(1, (0, 3), np.int64)
-    penalty = stack_zeros(MAX_PLAYERS, n, np.int64)
-    went_out = stack_zeros(MAX_PLAYERS, n, np.int64)
-    quits = stack_zeros(MAX_PLAYERS, n, np.int64)
-    final = stack_zeros(MAX_PLAYERS, n, np.int64)
-    wins = stack_zeros(MAX_PLAYERS, n, np.int64)
-    for b in range(first_block, first_block + n_blocks):
-        v[:] = 0
-        key = R.block_key(seed, b)  # once per block: each seating replays its streams
-        for r in range(rotations):
-            R.seed_from_key(drng, key, R.DEAL_STREAM)
-            R.seed_from_key(prng, key, R.POLICY_STREAM)
-            R.seed_from_key(dice_rng, key, R.DICE_STREAM)
-            penalty[:] = 0
-            went_out[:] = 0
-            quits[:] = 0
-            rounds = game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng,
-                               cfg, penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores,
-                               returned, obs, log, bad, not games_mode)
-            if rounds < 0:
-                return rounds
-            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
-        accumulate(v, s1, s2)
-    return 0
+    state = (cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log)
+    return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
+                      n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-# The generic kernel is this loop compiled on its own with ``decide`` None (the policies are asked through
-# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
-# ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
-blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[:, ::1], types.int64[::1],
-                          types.int64[::1])  # after ``s1``: cfg, s2, v, bad
-run_blocks = BlockKernel(_blocks_loop, lambda: LOOP_SIG, "dice kernel", run_blocks_with)
+run_blocks = BlockKernel(kernel_loop.py_func, lambda: (types.int64[::1],), lambda cfg: (cfg,), "dice kernel",
+                         MAX_PLAYERS)

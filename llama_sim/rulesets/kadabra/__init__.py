@@ -176,16 +176,18 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="kadabra",
+    order=3,
     title="Llama Kadabra",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     run_blocks=f"{_ENGINE}:run_blocks",
-    run_blocks_with=f"{_ENGINE}:run_blocks_with",
+    kernel_loop=f"{_ENGINE}:kernel_loop",
     reference_blocks=f"{_ENGINE}:reference_blocks",
     action_names=f"{_ENGINE}:ACTION_NAMES",
     config=f"{_ENGINE}:config",
     describe_config=f"{_ENGINE}:describe_config",
     file_options=frozenset({"deck_file"}),
+    option_metavars={"deck_file": "FILE.toml"},
     options={"deck_file": "a TOML file replacing the deck and action-symbol table "
                           "(layout: llama_sim/rulesets/kadabra/symbols.toml)",
              "magic_token": "on | off: no card carries the magic symbol, so the magic token stays in the pool",

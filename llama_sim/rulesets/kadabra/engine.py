@@ -12,7 +12,7 @@ from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import option_flag
 from llama_sim.rulesets.kadabra import RULE_SET
 from llama_sim.rulesets.kadabra.kernel import (
-    deal_round, deck_from_counts, new_table, play_game, play_round, run_blocks, run_blocks_with, score_round,
+    deal_round, deck_from_counts, kernel_loop, new_table, play_game, play_round, run_blocks, score_round,
 )
 from llama_sim.rulesets.kadabra.reference import (
     Decision, Event, GameResult, Round, RoundResult, deal, reference_blocks, reference_game, reference_round,

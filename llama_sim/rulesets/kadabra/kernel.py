@@ -9,7 +9,7 @@ top card kind, stage 1s, stage 10s, the magic token's place, show flag, and one 
 ``play_core_with`` does the work and is compiled without Numba's reference counting (``draws.NO_NRT``):
 it allocates nothing, and every array it touches would otherwise cost atomic reference-count updates
 at each use (they were a tenth of the run time when the round loop was inlined into ``run_blocks``).
-``run_blocks`` runs its whole block loop that way (a ``jit.BlockKernel``), with the round's scratch
+``run_blocks`` runs its whole block loop that way (``kernel_loop``, a ``blocks.BlockKernel``), with the round's scratch
 on the loop's own stack (``views.stack_zeros``: arrays the compiler knows do not alias one another),
 as the other rule sets do; ``play_round`` (compiled into its callers) allocates the rest and calls it.
 It keeps the public observation up to date incrementally and its own record of the legal actions (a
@@ -33,12 +33,9 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate, add_seats, block_loop_sig, check_stop,
-    raise_stop,
-)
+from llama_sim.core.blocks import BlockKernel, block_loop
+from llama_sim.core.engine import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, raise_stop
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT, draw_at, next_stream
-from llama_sim.core.jit import BlockKernel
 from llama_sim.core.registry import line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.kadabra.tables import (
@@ -108,7 +105,7 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
-    loop (``blocks_core_with``, in ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
+    loop (``kernel_loop``, in ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``)
     and ``play_round`` call it, and LLVM puts it into each.
     With ``lazy`` each card drawn is first chosen uniformly from the rest of the pile with ``drng``
     (else ``drng`` is not used and the pile is ``deck``'s order). ``log`` (k, 2) receives the
@@ -492,36 +489,36 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
     return ENDLESS
 
 
-def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                    policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``. ``cfg`` holds
-    the count of each of the 36 card codes (the deck and its symbol table), then ``cfg[CFG_NO_SHOW]`` (1:
-    the variant without the magic show). ``core`` is the block loop, this rule set's generic one or a
-    line-up kernel's (``llama_sim.run.lineup``). As in the shedding kernels (``shedding.run_blocks``), the
-    loop runs without reference counting on scratch on its own stack; this plain Python allocates the
-    deck (its size is the table's) and what the loop writes, and raises what it reports."""
-    if n > MAX_PLAYERS:
-        raise ValueError("kadabra kernel: more seats than its scratch holds")
+def own_args(cfg):
+    """The block loop's own arguments for a run's ``cfg`` (the count of each of the 36 card codes, then
+    ``cfg[CFG_NO_SHOW]``, 1: the variant without the magic show): the base deck (its size is the table's),
+    a deck to deal into, and the variant."""
     base = np.repeat(np.arange(N_CODES, dtype=np.int64), cfg[:N_CODES])  # (``deck_from_counts``)
-    bad = np.zeros(3, np.int64)
-    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                    policies, slot_of_entry, params, s1, base, base.copy(), int(cfg[CFG_NO_SHOW]), s2,
-                    np.zeros(s1.shape[0], np.int64), bad), bad)
+    return base, base.copy(), int(cfg[CFG_NO_SHOW])
 
 
 HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
 
 
-def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                 policies, slot_of_entry, params, s1, base, deck, no_show, s2, v, bad):
-    """The block loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
-    ``decide`` asking the policies (see ``play_core_with``). Its scratch is on the stack of the function it
-    is compiled into (``views.stack_zeros``), one without reference counting (``run_blocks``): arrays of
-    its own are known not to alias one another. Returns 0, or ``ILLEGAL`` (``bad`` says which) or
-    ``ENDLESS``."""
-    rotations = entry_of_seat.shape[0]
-    drng = stack_zeros(2, 2, np.uint64)
-    prng = stack_zeros(2, 2, np.uint64)
+@njit(cache=True, nogil=True, inline="always")
+def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
+                 penalty, went_out, quits, final, bad, one_round):
+    """One seating of a block (``core.blocks.play``): a game, or its first round, on the deck and scratch
+    in ``state`` (``kernel_loop``)."""
+    (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work) = state
+    return game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, penalty,
+                     went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
+                     points, obs, log, bad, work, round_rng, one_round)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, s1, upper, v, bad, base, deck, no_show):
+    """The Kadabra block loop (``core.blocks.block_loop``), ``decide`` asking the policies (see
+    ``play_core_with``), its round's scratch on the stack of the function it is compiled into: on its own
+    (``decide`` None) the generic kernel, ``run_blocks``; in a line-up kernel, around its own ``decide``.
+    One body, not a wrapper around an inlined copy: each level of Numba's inlining copies the whole
+    loop's code again."""
     round_rng = stack_zeros(2, 2, np.uint64)
     hands = stack_zeros(HANDS_CAPACITY, (n, N_CODES), np.int64)
     discard = stack_zeros(N_CODES, N_CODES, np.int64)
@@ -533,38 +530,13 @@ def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_
     obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
     log = stack_zeros(1, (0, 2), np.int64)
     work = stack_zeros(WORK_LEN, WORK_LEN, np.int64)
-    penalty = stack_zeros(MAX_PLAYERS, n, np.int64)
-    went_out = stack_zeros(MAX_PLAYERS, n, np.int64)
-    quits = stack_zeros(MAX_PLAYERS, n, np.int64)
-    final = stack_zeros(MAX_PLAYERS, n, np.int64)
-    wins = stack_zeros(MAX_PLAYERS, n, np.int64)
     board[B_NO_SHOW] = no_show
-    for b in range(first_block, first_block + n_blocks):
-        v[:] = 0
-        key = R.block_key(seed, b)  # once per block: each seating replays its streams
-        for r in range(rotations):
-            R.seed_from_key(drng, key, R.DEAL_STREAM)
-            R.seed_from_key(prng, key, R.POLICY_STREAM)
-            penalty[:] = 0
-            went_out[:] = 0
-            quits[:] = 0
-            rounds = game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, penalty,
-                               went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
-                               points, obs, log, bad, work, round_rng, not games_mode)
-            if rounds < 0:
-                return rounds
-            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
-        accumulate(v, s1, s2)
-    return 0
+    state = (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work)
+    return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
+                      n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-# The generic kernel is this loop compiled on its own with ``decide`` None (the policies are asked through
-# the function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
-# ``decide``. One body, not a wrapper around an inlined copy: each level of Numba's inlining copies the
-# whole loop's code again (a second or two of every first compile).
-blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-LOOP_SIG = block_loop_sig(types.int64[::1], types.int64[::1], types.int64, types.int64[:, ::1], types.int64[::1],
-                          types.int64[::1])  # after ``s1``: base, deck, no_show, s2, v, bad
-run_blocks = BlockKernel(_blocks_loop, lambda: LOOP_SIG, "kadabra kernel", run_blocks_with)
+run_blocks = BlockKernel(kernel_loop.py_func, lambda: (types.int64[::1], types.int64[::1], types.int64), own_args,
+                         "kadabra kernel", MAX_PLAYERS)
 
 assert MAX_PLAYERS == 6 and PHASE_TURN == 0

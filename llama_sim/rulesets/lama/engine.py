@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from llama_sim.core.jit import BlockKernel, Kernel
+from llama_sim.core.blocks import BlockKernel
+from llama_sim.core.jit import Kernel
 from llama_sim.rulesets import shedding
 from llama_sim.rulesets.lama import CODE_NAMES, MAX_PLAYERS, MIN_PLAYERS, RULE_SET  # noqa: F401  (declared there)
 from llama_sim.rulesets.shedding import LOG_CAPACITY, GameResult, RoundResult, SheddingRules, deal, deal_round  # noqa: F401 (public names)
@@ -119,28 +120,22 @@ play_round_entry = Kernel(play_round.py_func, lambda: shedding.PLAY_ROUND_SIG, "
 play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "lama game entry")
 
 
-def run_blocks_with(core, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                    policies, slot_of_entry, params, cfg, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``.
-    ``core`` is the block loop, this rule set's generic one or a line-up kernel's (``llama_sim.run.lineup``;
-    see ``shedding.run_blocks``)."""
-    shedding.run_blocks(core, DECK, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                        games_mode, policies, slot_of_entry, params, s1, s2)
+def own_args(cfg):
+    """The block loop's own arguments for a run's ``cfg``: the full deck."""
+    return (DECK,)
 
 
-def _blocks_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                 policies, slot_of_entry, params, s1, full_deck, upper, v, bad):
-    """``shedding.blocks_loop`` on lama's tables, asking the policies through ``decide``."""
-    return shedding.blocks_loop(decide, full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+@njit(cache=True, nogil=True, inline="always")
+def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
+                policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
+    """``shedding.blocks_loop`` on lama's tables, asking the policies through ``decide``: compiled on its
+    own (``decide`` None) as the generic kernel, and into a line-up kernel around its own ``decide``."""
+    return shedding.blocks_loop(decide, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                                policies, slot_of_entry, params, s1, upper, v, bad)
+                                policies, slot_of_entry, params, s1, upper, v, bad, full_deck)
 
 
-# The generic kernel is this loop compiled on its own with ``decide`` None (the policies asked through the
-# function tuple), without reference counting; a line-up kernel's ``core`` compiles it in with its own
-# ``decide`` (see ``kadabra.kernel``: one body, not a wrapper around an inlined copy).
-blocks_core_with = njit(cache=True, nogil=True, inline="always")(_blocks_loop)
-run_blocks = BlockKernel(_blocks_loop, lambda: shedding.SHEDDING_LOOP_SIG, "lama kernel", run_blocks_with)
+run_blocks = BlockKernel(kernel_loop.py_func, shedding.own_types, own_args, "lama kernel", shedding.MAX_SEATS)
 
 
 def config(**options) -> np.ndarray:

@@ -89,11 +89,12 @@ _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
     name="party",
+    order=2,
     title="L.A.M.A. Party Edition",
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     run_blocks=f"{_ENGINE}:run_blocks",
-    run_blocks_with=f"{_ENGINE}:run_blocks_with",
+    kernel_loop=f"{_ENGINE}:kernel_loop",
     reference_blocks=f"{_ENGINE}:reference_blocks",
     action_names=f"{_ENGINE}:ACTION_NAMES",
     config=f"{_ENGINE}:config",

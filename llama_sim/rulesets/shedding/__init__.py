@@ -33,7 +33,7 @@ reads like the rulebooks and uses the readable ``playable`` and ``score``. The N
 ``extra_turn``, the scoring tables derived from the classes (``code_penalty``, ``twins``, see
 ``SheddingRules``) and ``flags`` (``tokens20``, ``starter_last_card``). A rule set's module binds them to
 its own tables, held as module globals, in thin wrappers (``lama.play_round``, ``lama.play_game``,
-``lama.run_blocks_with``, ``lama.blocks_core_with``). The shared functions are inlined into each wrapper, where
+``lama.kernel_loop``). The shared functions are inlined into each wrapper, where
 the tables are frozen constants, so every rule set gets its own specialised kernel from one source.
 Measured on the 2-core machine (4 greedy players, interleaved runs, CPU time per thread): inlined,
 L.A.M.A. ran 5-7% faster than its former hand-written loop; called out-of-line with the tables as
@@ -61,14 +61,14 @@ What the loop avoids, each measured:
 - per round: allocations and row views (``round_loop``/``game_loop`` take their scratch
   from the block loop; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
   (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``);
-- reference counting and aliasing: the whole block loop (``blocks_loop``) is compiled on its
-  own without Numba's reference counting (``lama.run_blocks``, a ``jit.BlockKernel``, or a line-up
-  kernel's ``core``), and
+- reference counting and aliasing: the whole block loop (``blocks_loop``, around ``core.blocks.block_loop``)
+  is compiled on its own without Numba's reference counting (``lama.run_blocks``, a ``blocks.BlockKernel``,
+  or a line-up kernel's ``core``), and
   keeps its scratch on its own stack (``views.stack_zeros``). Inlined into a function with reference
   counting, each array handed to an inlined helper cost atomic count updates at every round (the
   L.A.M.A. line-up kernel: 653 -> 574 ns a round without them); scratch handed in as arguments may
   alias, as far as the compiler knows, so each write reloaded the rest (574 -> 500 ns on the stack).
-  ``run_blocks``, plain Python, allocates what outlives the loop and raises what it reports (``ILLEGAL``,
+  ``BlockKernel.run``, plain Python, allocates what outlives the loop and raises what it reports (``ILLEGAL``,
   ``ENDLESS``: without reference counting Numba raises exceptions with constant values only).
 
 Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
@@ -132,7 +132,7 @@ from llama_sim.rulesets.shedding.reference import (  # noqa: F401 (the engine's 
     GameResult, LazyPile, Round, RoundResult, deal, deal_lazy, reference_blocks, reference_game,
 )
 from llama_sim.rulesets.shedding.kernel import (  # noqa: F401 (the engine's public names)
-    HANDS_CAPACITY, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, SHEDDING_LOOP_SIG, blocks_loop, deal_counts,
-    deal_lazy_round, deal_round, game_loop, hand_penalty, obs_len, play_bits_jit, play_game, play_round, round_loop,
-    run_blocks, seat_penalty,
+    HANDS_CAPACITY, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, blocks_loop, deal_counts,
+    deal_lazy_round, deal_round, game_loop, hand_penalty, obs_len, own_types, play_bits_jit, play_game, play_round,
+    play_seating, round_loop, seat_penalty,
 )

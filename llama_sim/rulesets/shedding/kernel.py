@@ -10,10 +10,8 @@ from llama_sim.core import rng as R
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
-from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, accumulate_upper, add_seats, block_loop_sig, check_stop,
-    largest_token, raise_stop,
-)
+from llama_sim.core.blocks import block_loop
+from llama_sim.core.engine import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
 
@@ -316,47 +314,30 @@ HANDS_CAPACITY = MAX_SEATS * MAX_CODES
 OBS_CAPACITY = Layout(MAX_CODES).obs_len
 
 
-def run_blocks(core, full_deck, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-               games_mode, policies, slot_of_entry, params, s1, s2):
-    """Play ``n_blocks`` deal blocks; each deal is played once per row of ``entry_of_seat``. ``core`` is
-    the rule set's block loop compiled without reference counting (its generic kernel's, or a line-up
-    kernel's, ``llama_sim.run.lineup``); this plain Python allocates what the loop writes and raises
-    what it reports.
-
-    Why the split: in a function with reference counting, every array handed to an inlined helper (the
-    deal, the round, the game) costs atomic reference-count updates at each round. ``core`` has none,
-    and keeps its per-round scratch on its own stack (``views.stack_zeros``), where the compiler knows
-    the arrays do not overlap (the L.A.M.A. line-up kernel, 4 ``greedy``: 653 ns a round before, 574
-    without reference counting, 500 with the scratch on the stack). The squares are summed in one
-    triangle (``upper``) and mirrored into ``s2`` at the end."""
-    if n > MAX_SEATS:  # (the rule sets' decks fit: ``SheddingRules``)
-        raise ValueError("shedding kernel: more seats than its scratch holds")
-    d = s1.shape[0]
-    upper = np.zeros((d, d), np.int64)
-    bad = np.zeros(3, np.int64)
-    check_stop(core(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-                    slot_of_entry, params, s1, full_deck, upper, np.zeros(d, np.int64), bad), bad)
-    s2 += upper + np.triu(upper, 1).T  # (the loop fills the upper triangle only)
-
-
-SHEDDING_LOOP_SIG = block_loop_sig(types.int8[::1], types.int64[:, ::1], types.int64[::1], types.int64[::1])
-"""A shedding rule set's block loop (``lama.engine.blocks_core_with``): after ``s1``, its full deck,
-``upper``, ``v`` and ``bad`` (``run_blocks``)."""
+def own_types():
+    """The types of a shedding rule set's own block-loop argument: its full deck."""
+    return (types.int8[::1],)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
+def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
+                 penalty, went_out, quits, final, bad, one_round):
+    """One seating of a block (``core.blocks.play``): a game, or its first round, on the tables and
+    scratch in ``state`` (``blocks_loop``)."""
+    (full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
+     deck, hands, discard, quit, scores, obs, log, sizes, held) = state
+    return game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
+                     slot_of_entry, params, entry_of_seat, r, drng, prng, penalty, went_out, quits, final,
+                     deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def blocks_loop(decide, can_play_bits, extra_turn, code_penalty, twins, flags,
                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad):
-    """``run_blocks``' loop (allocates nothing): each block's deal played once per row of ``entry_of_seat``,
-    ``decide`` asking the policies (see ``round_loop``). Its scratch is on the stack of the function it is
-    compiled into (``views.stack_zeros``), which must be one without reference counting that calls it
-    once (a rule set's ``run_blocks``, a ``jit.BlockKernel``). Returns 0, or ``ILLEGAL`` (``bad`` says
-    which) or ``ENDLESS``."""
+                policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
+    """A shedding rule set's block loop (``core.blocks.block_loop``) on its tables, ``decide`` asking the
+    policies (see ``round_loop``); its round's scratch on the stack of the function it is compiled into."""
     n_codes = can_play_bits.shape[0]
-    rotations = entry_of_seat.shape[0]
-    drng = stack_zeros(2, 2, np.uint64)
-    prng = stack_zeros(2, 2, np.uint64)
     deck = stack_zeros(MAX_DECK, full_deck.shape[0], np.int8)
     hands = stack_zeros(HANDS_CAPACITY, (n, n_codes), np.int64)
     discard = stack_zeros(MAX_CODES, n_codes, np.int64)
@@ -366,26 +347,7 @@ def blocks_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twin
     scores = stack_zeros(MAX_SEATS, n, np.int64)
     sizes = stack_zeros(MAX_SEATS, n, np.int64)
     held = stack_zeros(MAX_SEATS, n, np.int64)
-    penalty = stack_zeros(MAX_SEATS, n, np.int64)
-    went_out = stack_zeros(MAX_SEATS, n, np.int64)
-    quits = stack_zeros(MAX_SEATS, n, np.int64)
-    final = stack_zeros(MAX_SEATS, n, np.int64)
-    wins = stack_zeros(MAX_SEATS, n, np.int64)
-    for b in range(first_block, first_block + n_blocks):
-        v[:] = 0
-        key = R.block_key(seed, b)  # once per block: each seating replays its streams
-        for r in range(rotations):
-            R.seed_from_key(drng, key, R.DEAL_STREAM)
-            R.seed_from_key(prng, key, R.POLICY_STREAM)
-            penalty[:] = 0
-            went_out[:] = 0
-            quits[:] = 0
-            rounds = game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
-                               slot_of_entry, params, entry_of_seat, r, drng, prng,
-                               penalty, went_out, quits, final,
-                               deck, hands, discard, quit, scores, obs, log, sizes, held, bad, not games_mode)
-            if rounds < 0:
-                return rounds
-            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
-        accumulate_upper(v, s1, upper)
-    return 0
+    state = (full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
+             deck, hands, discard, quit, scores, obs, log, sizes, held)
+    return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
+                      n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)

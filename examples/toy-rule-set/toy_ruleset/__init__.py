@@ -1,8 +1,8 @@
 """Toy (rule set ``toy``): a small shedding game that exists to prove a rule set is one folder.
 
-It registers (``llama_sim.core.ruleset.register("toy", "toy_ruleset")``, the one line outside this
-folder), then simulates, compares and is tested by the generic battery like the built-in rule sets,
-with no edit to generic code.
+It ships in a package of its own, found through its entry point (group ``llama_sim.rulesets``, in its
+``pyproject.toml``), then simulates, compares, advises, benches and passes
+``llama_sim.testing.check_rule_set`` like the built-in rule sets, with no edit to llama_sim.
 
 Rules: 12 cards, four each of the values 1, 2 and 3 (codes 0, 1, 2). 2 or 3 players; deal 3 each,
 the next card starts the discard pile, the rest is the draw pile. On your turn play a card equal to
@@ -23,11 +23,10 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
+from llama_sim.core.blocks import BlockKernel, block_loop
 from llama_sim.core.engine import (
-    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, RUN_BLOCKS_SIG, accumulate, add_seats, ask_policy,
-    largest_token, raise_stop, reference_block_loop,
+    ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, ask_policy, largest_token, reference_block_loop,
 )
-from llama_sim.core.jit import Kernel
 from llama_sim.core.ruleset import RuleSet
 
 N_CODES = 3
@@ -155,49 +154,31 @@ def play_game(n, entry_of_seat, policies, slot_of_entry, params, drng, prng, pen
     return ENDLESS
 
 
-def _run_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, cfg, s1, s2):
-    _blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-            slot_of_entry, params, s1, s2)
+@njit(cache=True, inline="always")
+def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
+                 penalty, went_out, quits, final, bad, one_round):
+    """One seating of a block (``core.blocks.play``): a game, or a round from 0 points."""
+    if not one_round:
+        return play_game(n, entry_of_seat[r], policies, slot_of_entry, params, drng, prng, penalty, went_out, quits,
+                         final, bad)
+    out = play_round(n, 0, np.zeros(n, np.int64), entry_of_seat[r], policies, slot_of_entry, params, drng, prng,
+                     penalty, quits, bad)
+    if out == ILLEGAL:
+        return ILLEGAL
+    if out != NOBODY:
+        went_out[out] = 1
+    return 0
 
 
-@njit(cache=True)
-def _blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
-            slot_of_entry, params, s1, s2):
-    metrics = 6 if games_mode else 3
-    v = np.zeros(metrics * n_units, np.int64)
-    drng = np.zeros(2, np.uint64)
-    prng = np.zeros(2, np.uint64)
-    bad = np.zeros(3, np.int64)
-    penalty, went_out, quits = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
-    final, wins = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    for b in range(first_block, first_block + n_blocks):
-        v[:] = 0
-        for r in range(entry_of_seat.shape[0]):
-            R.seed_state(drng, seed, b, R.DEAL_STREAM)
-            R.seed_state(prng, seed, b, R.POLICY_STREAM)
-            penalty[:] = 0
-            went_out[:] = 0
-            quits[:] = 0
-            final[:] = 0
-            if games_mode:
-                rounds = play_game(n, entry_of_seat[r], policies, slot_of_entry, params, drng, prng, penalty,
-                                   went_out, quits, final, bad)
-                if rounds < 0:
-                    raise_stop(rounds, bad)
-            else:
-                rounds = 0
-                out = play_round(n, 0, final, entry_of_seat[r], policies, slot_of_entry, params, drng, prng,
-                                 penalty, quits, bad)
-                if out == ILLEGAL:
-                    raise_stop(ILLEGAL, bad)
-                if out != NOBODY:
-                    went_out[out] = 1
-            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
-        accumulate(v, s1, s2)
+def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode, policies,
+                slot_of_entry, params, s1, upper, v, bad):
+    """The paired block loop (``core.blocks.block_loop``) around this rule set's seating; no scratch of its own."""
+    return block_loop(play_seating, (), decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
+                      games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-run_blocks = Kernel(_run_blocks, lambda: RUN_BLOCKS_SIG, "toy kernel")
+# Its rounds allocate, so its loop keeps reference counting.
+run_blocks = BlockKernel(kernel_loop, lambda: (), lambda cfg: (), "toy kernel", MAX_PLAYERS, reference_counted=True)
 
 
 # ------------------------------------------------------------------------- the reference engine
