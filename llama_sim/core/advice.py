@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
 
+from llama_sim.core.cache import kernel_folder
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel, generated_module
 from llama_sim.core.position import Position
@@ -141,11 +141,10 @@ def forced_policy(game: str, strategy_key: str, policy, turn_index: int):
     the package's source hash), so Numba caches it on disk like every kernel (a closure is recompiled
     by every process, ~0.5 s). A user's strategy gets the closure: its file is not in that hash, so a
     disk-cached wrapper could keep calling an edited strategy's old code."""
-    import numba
-
     game_name, _, name = strategy_key.partition(".")
     builtin = get_strategy(game_name, name).source.startswith("llama_sim.strategies")
-    folder = Path(numba.config.CACHE_DIR or "") / "advise_forced" if numba.config.CACHE_DIR else None
+    folder = kernel_folder()
+    folder = None if folder is None else folder / "advise_forced"
     if builtin and folder is not None:
         try:
             path = folder / f"forced_{game_name}_{name}.py"

@@ -56,6 +56,20 @@ def cache_folder() -> Path | None:
     return base / source_hash()
 
 
+def kernel_folder() -> Path | None:
+    """Where our compiled functions are cached, and the modules we generate for Numba to cache are
+    written: this version's folder when it can be made, the user's ``NUMBA_CACHE_DIR`` when that decides;
+    None (a read-only home) when Numba's own default does."""
+    folder = cache_folder()
+    if folder is None:
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder
+
+
 def notice(text: str) -> None:
     """One line on stderr about the cache; a closed or full stderr loses it."""
     try:

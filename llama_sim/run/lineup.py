@@ -38,6 +38,7 @@ from pathlib import Path
 import numba
 
 from llama_sim.core import registry
+from llama_sim.core.cache import kernel_folder
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
 from llama_sim.core.blocks import BlockKernel
@@ -102,7 +103,7 @@ def _digest(game: str, strategies) -> str:
 def _place(game: str, strategies) -> tuple[str, Path]:
     """The line-up's key and the path of its generated module, next to the other cached kernels."""
     key = f"{game}_{_digest(game, strategies)}"
-    base = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else Path(tempfile.gettempdir()) / "llama_sim"
+    base = kernel_folder() or Path(tempfile.gettempdir()) / "llama_sim"
     return key, base / "lineups" / f"{key}.py"
 
 
