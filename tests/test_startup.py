@@ -81,7 +81,9 @@ def test_numba_imported_after_llama_sim_caches_in_llama_sims_folder(tmp_path):
     script = ("import sys, llama_sim\n"
               "assert 'numba' not in sys.modules\n"
               "import numba\n"
-              "print(numba.config.CACHE_DIR)\n")
+              "from llama_sim.core.rng import splitmix64\n"
+              "import os\n"
+              "print(os.path.dirname(splitmix64._cache._cache_path))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["LLAMA_SIM_CACHE"] = str(tmp_path)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)

@@ -5,8 +5,8 @@ modules and data files (``rulesets/shedding/`` into ``rulesets/lama/``, ``core/r
 a changed helper would otherwise leave a stale kernel running. The strategy library (top-level
 ``strategies/``, installed as ``llama_sim.strategies``) is part of the hash, and so is the bundled
 data: the chart strategies freeze each rule set's ``chart.json`` into their code. Nothing here imports
-Numba (``llama_sim/__init__.py`` points Numba at the folder and calls ``guard_entries`` when Numba is
-imported).
+Numba (``core.compiling`` points Numba at the folder for our functions, ``is_own``, and calls
+``guard_entries``).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import functools
 import glob
 import os
 import sys
+import weakref
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -45,6 +46,25 @@ def source_hash() -> str:
         digest.update(str(path.name if PACKAGE not in path.parents else path.relative_to(PACKAGE)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+GENERATED: set[str] = set()  # the modules ``core.jit.generated_module`` wrote (line-up kernels, advise's)
+COMPILED = weakref.WeakSet()  # the functions a ``core.jit.Kernel`` compiles (a user's policy among them)
+
+
+def is_own(py_func) -> bool:
+    """A function of this package, of a module it generated, or one it compiles through ``Kernel``: the
+    ones cached in our folder, compiled with the collector paused and guarded against damaged entries.
+    Anything else (a user's own compiled function) Numba handles as if llama_sim were not there."""
+    if py_func is None:
+        return False
+    module = getattr(py_func, "__module__", None) or ""
+    if module == "llama_sim" or module.startswith("llama_sim.") or module in GENERATED:
+        return True
+    try:
+        return py_func in COMPILED
+    except TypeError:  # (not weakly referable: not one of ours)
+        return False
 
 
 def cache_folder() -> Path | None:
@@ -95,8 +115,9 @@ def remove_entry(index: str) -> bool:
 
 
 def guard_entries(caching) -> None:
-    """Let every cached function (a kernel, a policy, a helper Python calls directly) outlive a damaged
-    or unwritable cache, given Numba's ``numba.core.caching``.
+    """Let every cached function of ours (``is_own``: a kernel, a helper Python calls directly) outlive a
+    damaged or unwritable cache, given Numba's ``numba.core.caching``; anyone else's loads and saves
+    as Numba has them.
 
     Reading: an entry that fails to load (a truncated, empty or garbage index or data file, from an
     interrupted write or a full disk, fails in Numba's unpickling with EOFError, UnpicklingError or
@@ -110,6 +131,8 @@ def guard_entries(caching) -> None:
     saving = True
 
     def load_overload(self, sig, target_context):
+        if not is_own(self._py_func):
+            return load(self, sig, target_context)
         try:
             return load(self, sig, target_context)
         except Exception:
@@ -121,6 +144,8 @@ def guard_entries(caching) -> None:
 
     def save_overload(self, sig, data):
         nonlocal saving
+        if not is_own(self._py_func):
+            return save(self, sig, data)
         if not saving:
             return
         try:

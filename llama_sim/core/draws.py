@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from llama_sim.core import compiling  # noqa: F401  (before any function here is compiled)
 from llama_sim.core import rng as R
 
 # ``_nrt`` is a Numba CPU-target option (numba.core.cpu); should a Numba release drop it, these

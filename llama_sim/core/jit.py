@@ -17,7 +17,8 @@ from typing import Callable
 from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from llama_sim.core.cache import notice
+from llama_sim.core import compiling  # noqa: F401  (our compiles' cache folder and collector pause)
+from llama_sim.core.cache import COMPILED, GENERATED, notice
 from llama_sim.core.draws import NO_NRT
 
 # Policies are passed to kernels as first-class functions (see registry.py); Numba labels that
@@ -93,6 +94,7 @@ class Kernel:
         self._dispatcher = None
 
     def _jit(self):
+        COMPILED.add(self.py_func)  # compiled by this package, a user's policy too: ours to cache and pause for
         if self.boundscheck:
             return njit(cache=False, nogil=self.nogil, boundscheck=True)(self.py_func)
         return njit(cache=True, nogil=self.nogil, **(NO_NRT if self.no_nrt else {}))(self.py_func)
@@ -152,6 +154,7 @@ def generated_module(name: str, path: Path, source: str):
 
     if name in sys.modules:
         return sys.modules[name]
+    GENERATED.add(name)
     for attempt in (1, 2):
         try:
             current = path.read_bytes()

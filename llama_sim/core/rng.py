@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from llama_sim.core import compiling  # noqa: F401  (before any function here is compiled)
+
 DEAL_STREAM = 0
 POLICY_STREAM = 1
 DICE_STREAM = 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from llama_sim.core import compiling  # noqa: F401  (before any function here is compiled)
 from llama_sim.core.errors import UsageError
 from llama_sim.rulesets.dice import LAYOUT_NAMES, MAX_PLAYERS, MIN_PLAYERS  # noqa: F401  (declared there)
 from llama_sim.rulesets.dice.tables import DEFAULT_LAYOUT_NAME, LAYOUTS, parse_layout, validate_layout

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from llama_sim.core import compiling  # noqa: F401  (before any function here is compiled)
 from llama_sim.core.errors import UsageError
 from llama_sim.rulesets.kadabra import MAX_PLAYERS, MIN_PLAYERS  # noqa: F401  (declared there)
 
