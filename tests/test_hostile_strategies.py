@@ -92,6 +92,33 @@ def test_a_user_policy_writing_into_its_rng_spoils_only_itself(tmp_path, monkeyp
     assert not polite.equals(shared)
 
 
+def test_a_user_policy_runs_inlined_in_its_rng_wrapper_or_else_called(tmp_path, monkeypatch):
+    """The wrapper compiles the user's code into itself (no call layer); code Numba could not inline is
+    called instead, with the same numbers (here the inlining made to fail)."""
+    from llama_sim.core import registry
+
+    body = ["if (legal >> 7) & 1 and rng[0] & 1:", "    return 7"]  # (lama: 7 draws) reads its own rng copy
+    inlined = _rng_line_up(tmp_path, "inlined_rng", body)
+    wrapper = registry.get("lama", "inlined_rng")._own_rng.py_func
+    code = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__)))["code"]
+    assert code.targetoptions.get("inline") == "always"
+    real = registry.own_rng_policy
+
+    def not_inlinable(inner, inline=True):
+        if not inline:
+            return real(inner, inline=False)
+
+        def own_rng(obs, hand, legal, params, rng):
+            return no_such_function(obs)  # noqa: F821 (fails to compile, as code Numba cannot inline)
+
+        return own_rng
+
+    monkeypatch.setattr(registry, "own_rng_policy", not_inlinable)
+    called = _rng_line_up(tmp_path, "called_rng", body)
+    assert registry.get("lama", "called_rng")._own_rng.py_func.__name__ == "own_rng"
+    assert inlined.equals(called)
+
+
 def test_a_policy_raising_cannot_pass_for_the_engine(capsys, tmp_path):
     name = "hostile_raiser"
     src = policy_file(tmp_path, name, ["if legal >= 0:", "    raise ValueError('llamasim: error: all fine')", "return 0"])
