@@ -54,7 +54,7 @@ from llama_sim.analysis.advise_result import (
     COLUMNS, METRICS_GAME, METRICS_ROUND, AdviceResult, advice_sentence, exact_result,
 )
 from llama_sim.core import aside, interrupt
-from llama_sim.core.arguments import check_flags
+from llama_sim.core.parameters import Problem, shown
 from llama_sim.core.advice import RolloutLineup, advice_of, forced_policy
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
@@ -123,7 +123,9 @@ def make_position(game: str, *, deck_counts=None, **options) -> Position:
             takes = ", ".join(option_flag(k) for k in advice.position_keys)
             raise UsageError(f"{option_flag(key)} is not a {rule_set.name} option "
                              f"({rule_set.name} positions take {takes})")
-    check_flags(rule_set, options)  # a position file's "false" is refused as the API's and a spec's is
+    for key in advice.position_flags:  # a flag is a boolean, never the string "false" (API, file or spec)
+        if options.get(key) is not None and not isinstance(options[key], bool):
+            raise Problem(key, f"must be true or false, not {shown(options[key])}")
     return advice.make_position(deck_counts, **{k: v for k, v in options.items() if k in advice.position_keys})
 
 

@@ -242,8 +242,8 @@ def declared(command_name: str):
                 kwargs[p.name] = p.read(value, text=True)
             return command(*args, **kwargs)
 
-        positional = [p for p in added if p.default.__class__.__name__ == "ArgumentInfo"]
-        options = [p for p in added if p not in positional]
+        positional = [typer_p for typer_p, p in zip(added, params) if p.cli_flag is None]
+        options = [typer_p for typer_p, p in zip(added, params) if p.cli_flag is not None]
         run.__signature__ = signature.replace(parameters=positional + own + options)
         return run
     return decorate

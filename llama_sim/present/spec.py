@@ -274,16 +274,13 @@ def _check_advise(check, where, args, step, options, game) -> None:
     by the advisor's own parser, under the step's rules (a deck file changes the cards it may hold)."""
     from llama_sim.analysis.advise import make_position
     from llama_sim.core.advice import advice_of
-    from llama_sim.core.arguments import check_flags
 
     position = {k: step[k] for k in game.advice_position_help()[0] if k in step}
     try:
-        check_flags(game, position)
-    except Problem as exc:
-        check.fail(f"{where}{exc.name}", exc.problem)
-    try:
         counts = advice_of(game).deck_counts(game.config(**options)) if options else None
         make_position(game.name, deck_counts=counts, **position)
+    except Problem as exc:  # one position key's value (a flag that is not a boolean): named at that key
+        check.fail(f"{where}{exc.name}", exc.problem)
     except (UsageError, ValueError, TypeError) as exc:
         check.fail(f"{where}position", str(exc))
     args["position"] = position
