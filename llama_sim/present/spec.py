@@ -5,13 +5,14 @@ the same words as the command line and the API, then what only the rule set and 
 registry can check (strategies, metrics, a position), so a spec fails before anything runs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
 import numpy as np
 
 from llama_sim.analysis.compare import game_options
+from llama_sim.core import registry
 from llama_sim.core.commands import COMMANDS, Command, Problem, default_players
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import solvable_names
@@ -130,10 +131,6 @@ def _key_of(command: Command, name: str) -> str:
 def _strategy_names(check: Checker, key: str, names: list[str], game, listed: bool) -> list[str]:
     """Each name a strategy the registry knows, with legal values (a strategies file's policy compiles
     now, not after earlier steps ran); ``listed``: the spec gave a list (the key names the entry)."""
-    from llama_sim.core import registry
-
-    if names == ["all"]:  # the built-in strategies only, never ones a strategies file added
-        return registry.builtin_strategies(game.name)
     for i, s in enumerate(names):
         try:
             player = registry.parse_spec(game.name, s)
@@ -173,19 +170,16 @@ def read_step(check: Checker, where: str, kind: str, step: dict, defaults: dict,
                 values[p.name] = p.read(given.get(p.name))
             except Problem as exc:
                 check.fail(origin.get(p.name, f"{where}{p.key}"), exc.problem)
-        if per_count:
-            players = command.param("players")
-            if not counts:
-                check.fail(origin["players"], "must not be an empty list")
-            values["players"] = [players.read(n) for n in counts]
-            if len(set(values["players"])) != len(values["players"]):
-                check.fail(origin["players"], f"lists {next(n for n in counts if counts.count(n) > 1)} twice")
+        if per_count:  # the declared count, read as a list of counts
+            values["players"] = replace(command.param("players"), many=True).read(counts)
         elif kind in PER_COUNT:
             values["players"] = [values["players"] if values["players"] is not None else default_players(game)]
         elif "players" in values and values["players"] is None:  # every count, or one table of 4
             many = command.param("players").many
             values["players"] = (list(range(game.min_players, game.max_players + 1)) if many
                                  else default_players(game))
+        if values.get("strategies") == ["all"]:  # the built-in strategies, never ones a strategies file added
+            values["strategies"] = registry.builtin_strategies(game.name)
         for c in command.checks:
             c(values)
         for c in command.game_checks:
@@ -212,13 +206,6 @@ def check_step(check: Checker, where: str, kind: str, step: dict, options: dict,
             names = args[p.name] if isinstance(args[p.name], list) else [args[p.name]]
             checked = _strategy_names(check, key, names, game, isinstance(step.get(p.key), list))
             args[p.name] = checked if isinstance(args[p.name], list) else checked[0]
-    if "all" in step.get("strategies", ()) or step.get("strategies") == "all":  # "all" is now the built-ins
-        try:
-            for n in args["players"] if isinstance(args.get("players"), list) else [args.get("players")]:
-                for c in command.game_checks:
-                    c({**args, "players": n}, game)
-        except Problem as exc:
-            check.fail(f"{where}{_key_of(command, exc.name)}", exc.problem)
     if "metrics" in args:
         from llama_sim.run.simulate import compared_metrics
 
@@ -231,8 +218,6 @@ def check_step(check: Checker, where: str, kind: str, step: dict, options: dict,
 
 
 def _check_league(check, where, args, step, options, game) -> None:
-    from llama_sim.core import registry
-
     labels = [registry.parse_spec(game.name, s).label for s in args.get("strategies", ["all"])]
     for i, label in enumerate(labels):
         if label in labels[:i]:
@@ -240,8 +225,6 @@ def _check_league(check, where, args, step, options, game) -> None:
 
 
 def _check_sweep(check, where, args, step, options, game) -> None:
-    from llama_sim.core import registry
-
     base = registry.parse_spec(game.name, args["strategy"])
     params = {p.name: p for p in base.strategy.params}
     for name, values in args["param"].items():
@@ -295,8 +278,6 @@ def _check_chart(check, where, args, step, options, game) -> None:
 
 def _check_tune(check, where, args, step, options, game) -> None:
     from llama_sim.analysis.tune import parse_field
-    from llama_sim.core import registry
-
     base = registry.parse_spec(game.name, args["strategy"])
     if not base.strategy.params:
         check.fail(f"{where}strategy", f"{base.strategy.name} has no parameters to tune")
@@ -309,8 +290,6 @@ def _check_tune(check, where, args, step, options, game) -> None:
 def _check_compare(check, where, args, step, options, game) -> None:
     """Two compared strategies that play the same policy with the same values at a table (a spec
     that leaves a parameter unset plays the count's preset) would compare a strategy with itself."""
-    from llama_sim.core import registry
-
     for n in args["players"]:
         played = {}
         for s in args["strategies"]:
