@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import typer
 
+from llama_sim.core.commands import COMMANDS
 from llama_sim.core.ruleset import all_games, get_game, option_flag
 from llama_sim.core.output import TERMINAL_WIDTH, check_format, check_out, columns_text  # noqa: F401  (for the commands)
 
@@ -197,30 +198,22 @@ def _typer_parameter(p) -> inspect.Parameter:
     names = [n for n in (p.cli_flag, p.short) if n]
     if p.kind == "bool":
         annotation, default = bool, typer.Option(False, *names, help=_help(p))
-    elif p.repeated and p.cli_flag is None:
-        annotation = list[str]
-        default = typer.Argument(... if p.required else None, help=_help(p), metavar=p.metavar, show_default=False)
-    elif p.repeated:
-        annotation = Optional[list[str]]
-        default = typer.Option(... if p.required else None, *names, help=_help(p), metavar=p.metavar,
-                               show_default=False)
-    elif p.cli_flag is None:
-        annotation = Optional[str]
-        default = typer.Argument(... if p.required else None, help=_help(p), metavar=p.metavar or "VALUE",
-                                 show_default=False)
     else:
-        metavar = p.metavar or {"int": "N", "float": "X", "path": "PATH", "counts": "N"}.get(p.kind, "TEXT")
-        annotation = Optional[str]
-        default = typer.Option(... if p.required else None, *names, help=_help(p), metavar=metavar,
-                               show_default=False)
+        required = ... if p.required else None
+        if p.cli_flag is None:
+            default = typer.Argument(required, help=_help(p), metavar=p.metavar or "VALUE", show_default=False)
+        else:
+            metavar = p.metavar or {"int": "N", "float": "X", "path": "PATH", "counts": "N"}.get(p.kind, "TEXT")
+            default = typer.Option(required, *names, help=_help(p), metavar=metavar, show_default=False)
+        annotation = list[str] if p.repeated else str
+        if p.cli_flag is not None or not p.repeated:  # (a repeated argument is a list, never None)
+            annotation = Optional[annotation]
     return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
 
 
 def declared(command_name: str):
     """A decorator giving a command the options of its declaration (``core.commands``) that it does
     not write itself; they reach it read and checked, by their declared names (only those given)."""
-    from llama_sim.core.commands import COMMANDS
-
     command_decl = COMMANDS[command_name]
 
     def decorate(command):
