@@ -17,29 +17,14 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
+
+from before_after import thread_cpu  # (this folder is on the path of a script run from it)
 
 HERE = Path(__file__).resolve().parent
 COPIES = HERE / "file_copies.py"
 BUILTIN = {"dice": "threshold:quit_at=10"}
 COPY = {"dice": "threshold_copy:quit_at=10"}
-
-
-def thread_cpu(run) -> float:
-    """CPU seconds of ``run()`` in a thread of its own (``run_chunk`` runs kernels off the main thread)."""
-    took: list[float] = []
-
-    def timed():
-        t0 = time.thread_time()
-        run()
-        took.append(time.thread_time() - t0)
-
-    thread = threading.Thread(target=timed)
-    thread.start()
-    thread.join()
-    return took[0]
 
 
 def worker(game_name: str, which: str, rounds: int) -> dict:
