@@ -81,7 +81,7 @@ def test_a_user_policy_writing_into_its_rng_spoils_only_itself(tmp_path, monkeyp
     the randomised ``random`` among them, exactly as with a policy that leaves rng alone."""
     from llama_sim.core import registry
 
-    polite = _rng_line_up(tmp_path, "polite_rng", [])
+    polite = _rng_line_up(tmp_path, "polite_rng", ["seen = rng[0]"])  # names rng: it gets its copy
     hostile = _rng_line_up(tmp_path, "hostile_rng_zero", ["rng[0] = 0", "rng[1] = 0"])
     drawing = _rng_line_up(tmp_path, "greedy_rng_draws", ["for i in range(5):", "    rng[0] += rng[1] ^ i"])
     assert polite.equals(hostile) and polite.equals(drawing)
@@ -90,6 +90,54 @@ def test_a_user_policy_writing_into_its_rng_spoils_only_itself(tmp_path, monkeyp
     monkeypatch.setattr(registry, "own_rng_policy", lambda inner: inner.py_func)
     shared = _rng_line_up(tmp_path, "shared_rng_zero", ["rng[0] = 0", "rng[1] = 0"])
     assert not polite.equals(shared)
+
+
+def test_a_user_policy_that_never_names_its_rng_plays_as_the_same_code_built_in(tmp_path):
+    """Code that never names its ``rng`` argument cannot touch it: it is handed the shared stream (no
+    fork), so the seats after it, the randomised ``random`` among them, play exactly as with the
+    built-in strategy of the same code (the lowest legal action here, both ways)."""
+    from llama_sim.core import registry
+
+    unnamed = _rng_line_up(tmp_path, "rng_unnamed", [])
+    named = _rng_line_up(tmp_path, "rng_named", ["seen = rng[0]"])
+    assert not unnamed.equals(named)  # the fork's two draws per call move the random seat's stream
+    assert registry.reads_argument(registry.get("lama", "rng_named").py_func, registry.RNG_ARGUMENT)
+    assert not registry.reads_argument(registry.get("lama", "rng_unnamed").py_func, registry.RNG_ARGUMENT)
+
+    def captured(obs, hand, legal, params, rng):
+        def inner():
+            return rng[0]
+        return inner()
+
+    def overwritten(obs, hand, legal, params, rng):
+        rng = None
+        return 0
+
+    assert registry.reads_argument(captured, registry.RNG_ARGUMENT)
+    assert registry.reads_argument(overwritten, registry.RNG_ARGUMENT)
+
+
+def test_the_file_copy_of_a_built_in_plays_its_games_exactly(tmp_path):
+    """A strategies file's exact copy of ``greedy`` (its code never names ``rng``) gives the built-in's
+    results to the last digit, next to a randomised seat."""
+    import llama_sim
+
+    src = tmp_path / "copy.py"
+    src.write_text("from llama_sim.rulesets.lama.kit import DRAW, QUIT\n"
+                   "from llama_sim import strategy\n"
+                   "from llama_sim.strategies.lama import greedy_play\n\n"
+                   "@strategy('lama', 'greedy_file', 'copy')\n"
+                   "def greedy_file(obs, hand, legal, params, rng):\n"
+                   "    a = greedy_play(obs, legal)\n"
+                   "    if a >= 0:\n"
+                   "        return a\n"
+                   "    if (legal >> DRAW) & 1:\n"
+                   "        return DRAW\n"
+                   "    return QUIT\n")
+    runs = [llama_sim.simulate("lama", [first, "random", "greedy"], rounds=2000, seed=3, threads=1, quiet=True,
+                               strategies_file=src).results.drop(columns=["strategy"]) for first in
+            ("greedy_file", "greedy")]
+    assert runs[0].equals(runs[1])
 
 
 def test_a_user_policy_runs_inlined_in_its_rng_wrapper_or_else_called(tmp_path, monkeypatch):

@@ -17,7 +17,8 @@ part of every seat's results, and kept exactly as they are). A strategy from a s
 own copy instead, a fresh 2-word state drawn from that stream at each call (``own_rng_policy``: exactly
 two draws of the shared stream per call, whatever the user's code does), so a user policy writing into
 ``rng`` (``rng[0] = 0``) or drawing more or fewer numbers changes only its own random numbers, never
-another seat's.
+another seat's. A user policy whose code never names its ``rng`` argument cannot touch it, and is handed
+the shared stream as a built-in is (no fork), so it plays exactly as the same code built in.
 
 Why this shape: the engine hands over its own row of the seat's counts as a read-only view and the
 legal set as one integer, so a decision copies nothing (the earlier contract,
@@ -36,6 +37,7 @@ results, faster. Adding a strategy touches only its strategies file: decorate a 
 """
 from __future__ import annotations
 
+import dis
 import importlib
 import importlib.util
 import re
@@ -121,12 +123,40 @@ def own_rng_policy(inner, inline: bool = True):
     built-in. ``inline=False`` calls ``inner``: the fallback for code Numba cannot inline."""
     code = njit(inline="always")(inner.py_func) if inline else inner
 
+    if not reads_argument(inner.py_func, RNG_ARGUMENT):
+        def no_rng(obs, hand, legal, params, rng):
+            return code(obs, hand, legal, params, rng)
+
+        return no_rng
+
     def own_rng(obs, hand, legal, params, rng):
         own = stack_zeros(2, 2, np.uint64)
         fork_state(rng, own)
         return code(obs, hand, legal, params, own)
 
     return own_rng
+
+
+RNG_ARGUMENT = 4  # the policy contract's ``rng``: its fifth argument
+
+
+def reads_argument(func, index: int) -> bool:
+    """Whether ``func``'s code names its argument number ``index`` anywhere (read, written, or captured
+    by an inner function). Code that never names its ``rng`` cannot draw from it or write into it, so
+    its wrapper hands over the shared stream without forking: the fork's two draws per call were most of
+    a user file's extra cost in the dice rule set, and such a strategy now plays exactly as the same code
+    built in."""
+    code = func.__code__
+    if index >= code.co_argcount:
+        return False
+    name = code.co_varnames[index]
+    if name in code.co_cellvars:
+        return True
+    return any(name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+               for ins in dis.get_instructions(code)
+               if ins.opname in {"LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_CHECK",
+                                 "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST",
+                                 "STORE_FAST_STORE_FAST", "LOAD_CLOSURE", "LOAD_DEREF"})
 
 
 @dataclass
