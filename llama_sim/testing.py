@@ -142,6 +142,7 @@ def bench_agrees_with_the_reference(rule_set: RuleSet) -> None:
             os.environ["LLAMA_SIM_KERNEL"] = saved
     assert row["reference_agrees"] is True and row["kernel_rounds_per_s_1_thread"] > 0
     assert row["lineup_rounds_per_s_1_thread"] is None
+    assert row["limit_agrees"] is (None if rule_set.limit is None else True)  # the limit plays the same rounds
 
 
 def advise_values_every_legal_action(rule_set: RuleSet) -> None:

@@ -93,7 +93,7 @@ def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[s
 
 # The fields that may name their value as "module:NAME" (imported when first read).
 _CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_names", "describe_config",
-                          "exact_solver", "chart", "advice"})
+                          "exact_solver", "chart", "advice", "limit"})
 
 
 @dataclass
@@ -136,6 +136,10 @@ class RuleSet:
     # code imports its rule set and a plain simulation never needs it. None: the rule set has none.
     chart: object = None
     advice: object = None
+    # The limit of its kernel's design (``llamasim bench``): ``limit(plan, seed, n_blocks, s1, s2)`` plays
+    # ``plan`` (the bench line-up, round mode) in a loop specialised for it, adding exactly the kernel's
+    # sums into ``s1``, ``s2``; or "module:NAME" naming it. None: none measured.
+    limit: Callable | None = None
 
     def __post_init__(self):
         if not self.strategies_module:

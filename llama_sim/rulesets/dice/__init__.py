@@ -160,6 +160,7 @@ RULE_SET = RuleSet(
     position_flags=POSITION_FLAGS,
     chart="llama_sim.rulesets.dice.chart:CHART",
     advice="llama_sim.rulesets.dice.advise:ADVICE",
+    limit="llama_sim.rulesets.dice.limit:limit",
 )
 
 

@@ -196,6 +196,7 @@ RULE_SET = RuleSet(
     position_flags=POSITION_FLAGS,
     chart="llama_sim.rulesets.kadabra.chart:CHART",
     advice="llama_sim.rulesets.kadabra.advise:ADVICE",
+    limit="llama_sim.rulesets.kadabra.limit:limit",
 )
 
 

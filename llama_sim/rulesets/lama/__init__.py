@@ -70,6 +70,7 @@ RULE_SET = RuleSet(
     position_help=card_position_help(CODE_NAMES, ADVICE_EXAMPLE["hand"]),
     chart="llama_sim.rulesets.shedding.chart:LAMA_CHART",
     advice="llama_sim.rulesets.lama.advise:ADVICE",
+    limit=f"{_ENGINE}:limit",
 )
 
 

@@ -8,7 +8,9 @@ from numba import njit
 
 from llama_sim.core.blocks import BlockKernel
 from llama_sim.core.jit import Kernel
+from llama_sim.core.draws import NO_NRT
 from llama_sim.rulesets import shedding
+from llama_sim.rulesets.shedding.limit import limit_loop, run as run_limit
 from llama_sim.rulesets.lama import CODE_NAMES, MAX_PLAYERS, MIN_PLAYERS, RULE_SET  # noqa: F401  (declared there)
 from llama_sim.rulesets.shedding import LOG_CAPACITY, GameResult, RoundResult, SheddingRules, deal, deal_round  # noqa: F401 (public names)
 
@@ -141,3 +143,15 @@ run_blocks = BlockKernel(kernel_loop.py_func, shedding.own_types, own_args, "lam
 def config(**options) -> np.ndarray:
     RULE_SET.reject_other_options(options)
     return np.zeros(1, np.int64)
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def limit_blocks(full_deck, order, seed, n_blocks, n, unit_of_seat, n_units, s1, upper):
+    """``shedding.limit.limit_loop`` on L.A.M.A.'s tables (their constants compiled in, as the kernel's)."""
+    return limit_loop(full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, order, seed, n_blocks, n,
+                      unit_of_seat, n_units, s1, upper)
+
+
+def limit(plan, seed, n_blocks, s1, s2):
+    """The limit of this rule set's kernel design (``RuleSet.limit``)."""
+    run_limit(limit_blocks, own_args(plan.cfg)[0], RULES, plan, seed, n_blocks, s1, s2)

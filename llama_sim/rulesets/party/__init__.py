@@ -104,6 +104,7 @@ RULE_SET = RuleSet(
     position_help=card_position_help(CODE_NAMES, ADVICE_EXAMPLE["hand"]),
     chart="llama_sim.rulesets.shedding.chart:PARTY_CHART",
     advice="llama_sim.rulesets.party.advise:ADVICE",
+    limit=f"{_ENGINE}:limit",
 )
 
 

@@ -12,7 +12,9 @@ from numba import njit
 from llama_sim.core.errors import UsageError
 from llama_sim.core.blocks import BlockKernel
 from llama_sim.core.jit import Kernel
+from llama_sim.core.draws import NO_NRT
 from llama_sim.rulesets import shedding
+from llama_sim.rulesets.shedding.limit import limit_loop, run as run_limit
 from llama_sim.rulesets.party import CODE_NAMES, MAX_PLAYERS, MIN_PLAYERS, RULE_SET  # noqa: F401  (declared there)
 from llama_sim.core.ruleset import option_flag
 from llama_sim.rulesets.shedding import LOG_CAPACITY, GameResult, RoundResult, SheddingRules, deal, deal_round  # noqa: F401 (public names)
@@ -227,3 +229,15 @@ def describe_config(cfg) -> dict:
     index = int(np.asarray(cfg)[0])
     return {"pink_llama": "plain (an ordinary llama)" if index & 1 else "rulebook",
             "plus_cards": "plain (no extra turn)" if index & 2 else "rulebook"}
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def limit_blocks(full_deck, order, seed, n_blocks, n, unit_of_seat, n_units, s1, upper):
+    """``shedding.limit.limit_loop`` on the Party Edition's tables (their constants compiled in, as the kernel's)."""
+    return limit_loop(full_deck, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, order, seed, n_blocks, n,
+                      unit_of_seat, n_units, s1, upper)
+
+
+def limit(plan, seed, n_blocks, s1, s2):
+    """The limit of this rule set's kernel design (``RuleSet.limit``)."""
+    run_limit(limit_blocks, own_args(plan.cfg)[0], RULES, plan, seed, n_blocks, s1, s2)
