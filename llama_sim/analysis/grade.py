@@ -24,7 +24,6 @@ Points are the deciding player's own score change over the round (tokens returne
 """
 from __future__ import annotations
 
-import importlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -261,8 +260,7 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
 def expert_search(game: str, players: int, policy: str | None, what: str):
     """The rule set's expert search and the index of its roll-outs' base strategy (``policy``, or the
     expert's own choice for ``players``)."""
-    expert = registry.get(game, "expert")
-    search = getattr(importlib.import_module(expert.source), "EXPERT_SEARCH", None)
+    search = get_game(game).expert_search
     if search is None:
         raise UsageError(f"{game} has no expert to {what} with")
     base = int(registry.at_table(registry.parse_spec(game, "expert"), players).params[2])

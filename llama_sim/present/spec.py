@@ -244,10 +244,11 @@ def _check_solve(check, where, args, step, options, game) -> None:
     args.setdefault("table", "row" not in args)
     if "row" not in args and not args["table"]:
         check.fail(f"{where}row", "give a row, or table = true for every row")
-    from llama_sim.rulesets.dice import parse_solo_position
-
+    if game.check_solve_position is None:
+        return
     try:
-        parse_solo_position(args.get("row"), args.get("llama_row", "1 2 3 4 5 6 L"))
+        llama_row = args.get("llama_row", COMMANDS["solve"].param("llama_row").default)
+        game.check_solve_position(args.get("row"), llama_row)
     except (UsageError, ValueError) as exc:
         check.fail(f"{where}row", str(exc))
 
