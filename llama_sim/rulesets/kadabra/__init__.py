@@ -173,7 +173,8 @@ POSITION_HELP = {
     "show": "a show is running (your decision: a llama or collect)",
 }
 POSITION_FLAGS = frozenset({"show"})
-POSITION_LISTS = {**{k: v for k, v in CARD_POSITION_LISTS.items() if k != "scores"}, "ones": ",", "tens": ",", "stage": ","}
+POSITION_LISTS = {**{k: v for k, v in CARD_POSITION_LISTS.items() if k != "scores"},
+                  "ones": ",", "tens": ",", "stage": ","}
 _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
