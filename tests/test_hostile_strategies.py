@@ -56,11 +56,11 @@ def test_only_user_strategies_are_bounds_checked(tmp_path):
     builtin = registry.get("lama", "greedy")
     assert not builtin.user and builtin.policy and not builtin._kernel.boundscheck
     # a line-up kernel compiles its policies' source unchecked: user strategies play in the generic one
-    from llama_sim.run import lineup, simulate
+    from llama_sim.run import designs, lineup
     from llama_sim.core.ruleset import get_game
 
     game = get_game("lama")
-    plan = simulate.seat_plan(game, [registry.parse_spec("lama", "hostile_flagged")] * 2, False, game.config())
+    plan = designs.seat_plan(game, [registry.parse_spec("lama", "hostile_flagged")] * 2, False, game.config())
     assert lineup.choose(plan, 10**9) == "generic"
 
 

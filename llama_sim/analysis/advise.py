@@ -61,7 +61,7 @@ from llama_sim.core.position import Position
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec, with_values
 from llama_sim.core.ruleset import all_games, get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
-from llama_sim.run.simulate import policy_error
+from llama_sim.run.chunks import policy_error
 
 FORCED_COL = MAX_PARAMS  # params column holding the forced first action
 SEPARATION_SE = 3.0

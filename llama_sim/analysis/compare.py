@@ -23,7 +23,8 @@ from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game, solvable_names
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
+from llama_sim.run.chunks import blocks_for, check_plays
+from llama_sim.run.designs import Plan, comparison_design, seat_plan, sweep_design
 
 
 
@@ -169,7 +170,8 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
               half_width, quiet: bool) -> tuple[stats.Tally, dict]:
     """Fixed count (at least ``min_blocks`` deal blocks) or the ``--precision`` loop."""
     from llama_sim.run.backends import run_to_precision
-    from llama_sim.run.simulate import deals, min_blocks
+    from llama_sim.run.chunks import min_blocks
+    from llama_sim.run.designs import deals
 
     what = "games" if work.games_mode else "rounds"
     n_strata = 1 if isinstance(work, Plan) else len(work.tables)
@@ -391,9 +393,10 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
                  metrics, backend, scheduler, workers, threads, strategies_file, quiet,
                  rule_options=None):
     from llama_sim.run.backends import make_backend
-    from llama_sim.run.simulate import (
-        comparison_half_width, compared_metrics, paired_table, ranking_table, seat_effects_plan,
-        seat_half_width, seat_table as seat_effects_table,
+    from llama_sim.run.designs import seat_effects_plan
+    from llama_sim.run.tables import (
+        compared_metrics, comparison_half_width, paired_table, ranking_table, seat_half_width,
+        seat_table as seat_effects_table,
     )
 
     spec = get_game(game)
@@ -508,7 +511,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     # every grid value must be legal before anything runs
     swept_specs = [f"{name}:" + ",".join(fixed + [f"{k}={v:g}" for k, v in zip(keys, point)]) for point in grid]
     swept_players = [registry.parse_spec(spec.name, s) for s in swept_specs]
-    # All values in one design on the same deals (``simulate.sweep_design``): each value's numbers
+    # All values in one design on the same deals (``designs.sweep_design``): each value's numbers
     # equal its own run's, and the paired difference of any two values is known.
     plan = comparison_design(spec, players, [swept_players[0]] + opponents, games_mode, cfg)
     joint = sweep_design(spec, players, swept_players, opponents, games_mode, cfg)

@@ -39,7 +39,7 @@ from llama_sim.core.expert import OWN
 from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
-from llama_sim.run.simulate import policy_error
+from llama_sim.run.chunks import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")
 Z = 1.959963984540054

@@ -207,7 +207,7 @@ def check_step(check: Checker, where: str, kind: str, step: dict, options: dict,
             checked = _strategy_names(check, key, names, game, isinstance(step.get(p.key), list))
             args[p.name] = checked if isinstance(args[p.name], list) else checked[0]
     if "metrics" in args:
-        from llama_sim.run.simulate import compared_metrics
+        from llama_sim.run.tables import compared_metrics
 
         try:
             compared_metrics(args.get("games") is not None, args["metrics"])
