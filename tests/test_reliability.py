@@ -33,7 +33,8 @@ def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatc
         raise AssertionError("simulated before checking --out")
 
     monkeypatch.setattr(backends, "run", no_run)
-    monkeypatch.setattr("llama_sim.analysis.compare.run", no_run)
+    for module in ("llama_sim.analysis.runs", "llama_sim.analysis.sweep"):  # (each binds ``run``)
+        monkeypatch.setattr(f"{module}.run", no_run)
     (tmp_path / "afile").write_text("x")
     cases = [
         (str(tmp_path), "folder"),  # a directory

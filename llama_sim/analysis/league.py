@@ -48,7 +48,7 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
-from llama_sim.analysis.compare import (
+from llama_sim.analysis.runs import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH

@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from llama_sim.analysis.compare import game_options
+from llama_sim.analysis.runs import game_options
 from llama_sim.core import registry
 from llama_sim.core.commands import COMMANDS, Command, Problem, default_players
 from llama_sim.core.errors import UsageError
