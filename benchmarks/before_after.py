@@ -16,7 +16,7 @@ The table gives the medians, their ratio, and decisions per second: decisions pe
 counted on the reference engine (every policy call of ``--reference-rounds`` rounds on the same
 deals), in each tree, so rule sets with long rounds compare fairly.
 
-The worker uses only API both trees have (``registry.parse_spec``, ``simulate.seat_plan`` and
+The worker uses only API both trees have (``registry.parse_spec``, ``seat_plan`` and
 ``run_chunk``, the rule set's ``reference_blocks``), from the layered package or the one before it. Figures are printed, never asserted.
 """
 from __future__ import annotations
@@ -65,14 +65,23 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
 
     # Asked of the tree, not by trying an import: the editable install would find this tree's modules
     # for a name the other tree lacks.
-    if (Path(llama_sim.__file__).parent / "core").is_dir():  # the layered package
+    package = Path(llama_sim.__file__).parent
+    if (package / "run" / "chunks.py").is_file():  # designs and chunks in modules of their own
         from llama_sim.core import registry
         from llama_sim.core.ruleset import get_game
-        from llama_sim.run import simulate
+        from llama_sim.run import designs as plans
+        from llama_sim.run.chunks import run_chunk
+    elif (package / "core").is_dir():  # the layered package, one run.simulate
+        from llama_sim.core import registry
+        from llama_sim.core.ruleset import get_game
+        from llama_sim.run import simulate as plans
+        from llama_sim.run.simulate import run_chunk
     else:  # a tree from before the layers (llama_sim.games, llama_sim.simulate)
-        from llama_sim import registry, simulate
+        from llama_sim import registry
         from llama_sim.games import get_game
-    run_chunk, seat_plan = simulate.run_chunk, simulate.seat_plan
+        from llama_sim import simulate as plans
+        from llama_sim.simulate import run_chunk
+    seat_plan = plans.seat_plan
 
     game = get_game(game_name)
     name = BENCH_STRATEGY.get(game_name, "greedy")
@@ -81,8 +90,8 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     run_chunk(plan, 7, 0, 64)  # compile or load from the disk cache, outside the timing
     cpu = thread_cpu(lambda: run_chunk(plan, 7, 0, rounds))
     out = {"rounds_per_cpu_s": rounds / cpu, "path": __import__("llama_sim").__file__}
-    if hasattr(simulate, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
-        own = simulate.with_kernel(plan, "lineup")
+    if hasattr(plans, "with_kernel"):  # a tree with line-up kernels: time the line-up's own too
+        own = plans.with_kernel(plan, "lineup")
         run_chunk(own, 7, 0, 64)
         out["lineup_rounds_per_cpu_s"] = rounds / thread_cpu(lambda: run_chunk(own, 7, 0, rounds))
     if reference_rounds:

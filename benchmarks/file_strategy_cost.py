@@ -31,15 +31,16 @@ def worker(game_name: str, which: str, rounds: int) -> dict:
     import llama_sim
     from llama_sim.core import registry
     from llama_sim.core.ruleset import get_game
-    from llama_sim.run import simulate
+    from llama_sim.run.chunks import run_chunk
+    from llama_sim.run.designs import seat_plan
 
     registry.load_file(COPIES)
     spec = BUILTIN.get(game_name, "greedy") if which == "builtin" else COPY.get(game_name, "greedy_copy")
     game = get_game(game_name)
-    plan = simulate.seat_plan(game, [registry.parse_spec(game_name, spec) for _ in range(4)], False,
-                              game.config())
-    simulate.run_chunk(plan, 7, 0, 64)  # compile, outside the timing
-    cpu = thread_cpu(lambda: simulate.run_chunk(plan, 7, 0, rounds))
+    plan = seat_plan(game, [registry.parse_spec(game_name, spec) for _ in range(4)], False,
+                     game.config())
+    run_chunk(plan, 7, 0, 64)  # compile, outside the timing
+    cpu = thread_cpu(lambda: run_chunk(plan, 7, 0, rounds))
     return {"us_per_round": cpu / rounds * 1e6, "path": llama_sim.__file__}
 
 

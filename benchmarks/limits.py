@@ -30,7 +30,8 @@ def worker(game_name: str, kind: str, rounds: int) -> dict:
     import llama_sim
     from llama_sim.core import registry
     from llama_sim.core.ruleset import get_game
-    from llama_sim.run.simulate import empty_tally, run_chunk, seat_plan, with_kernel
+    from llama_sim.run.chunks import run_chunk
+    from llama_sim.run.designs import empty_tally, seat_plan, with_kernel
 
     game = get_game(game_name)
     plan = seat_plan(game, [registry.parse_spec(game_name, game.bench_strategy) for _ in range(4)], False,

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
 from llama_sim.analysis import check as _check, grade as _grade, trace as _trace, tune as _tune
-from llama_sim.analysis import variants as _variants
-from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
+from llama_sim.analysis import simulate as _simulate, solve as _solve, sweep as _sweep, variants as _variants
+from llama_sim.analysis.compare import CompareResult, SeatTableResult
+from llama_sim.analysis.simulate import SimulateResult
+from llama_sim.analysis.solve import SolveResult
+from llama_sim.analysis.sweep import SweepResult
 from llama_sim.core.arguments import declared_api
 from llama_sim.core.commands import COMMANDS
 from llama_sim.present import experiment as _experiment
@@ -27,11 +30,11 @@ from llama_sim.present import experiment as _experiment
 # Every function reads its arguments with its command's declaration (``core.commands``), as the
 # command line and experiment specs do: a wrong type, a value out of range or a misspelt keyword is
 # one UsageError with the same words, never a TypeError from inside a run or a silently wrong run.
-simulate = declared_api(COMMANDS["simulate"], _compare.simulate)
+simulate = declared_api(COMMANDS["simulate"], _simulate.simulate)
 compare = declared_api(COMMANDS["compare"], _compare.compare)
 seat_table = declared_api(COMMANDS["seat_table"], _compare.seat_table)
-sweep = declared_api(COMMANDS["sweep"], _compare.sweep)
-solve = declared_api(COMMANDS["solve"], _compare.solve)
+sweep = declared_api(COMMANDS["sweep"], _sweep.sweep)
+solve = declared_api(COMMANDS["solve"], _solve.solve)
 advise = declared_api(COMMANDS["advise"], _advise.advise)
 chart = declared_api(COMMANDS["chart"], _chart.chart)
 tune = declared_api(COMMANDS["tune"], _tune.tune)

@@ -21,7 +21,7 @@ from llama_sim.core.engine import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RuleSet, option_flag
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import empty_tally, seat_plan
+from llama_sim.run.designs import empty_tally, seat_plan
 
 
 def line_up(rule_set: RuleSet, n: int, seed: int = 0) -> list:

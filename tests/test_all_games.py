@@ -6,7 +6,7 @@ from llama_sim.core import registry
 from llama_sim.core.ruleset import all_games, get_game
 from llama_sim.core.engine import M_FINAL, M_PENALTY, M_ROUNDS, M_WIN60, WIN_UNITS
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import seat_plan
+from llama_sim.run.designs import seat_plan
 
 START_POINTS = {"kadabra": 3}  # Kadabra players start every game with three 1-tokens
 

@@ -7,7 +7,7 @@ from llama_sim.core import registry, rng
 from llama_sim.analysis.bench import bench_game
 from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama
-from llama_sim.run import simulate
+from llama_sim.run import chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,7 @@ def test_a_generic_only_bench_compiles_no_line_up_kernel(monkeypatch):
         raise AssertionError("a line-up kernel was built")
 
     monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")
-    monkeypatch.setattr(simulate, "line_up_kernel", refuse)
+    monkeypatch.setattr(chunks, "line_up_kernel", refuse)
     row = bench_game(get_game("lama"), rounds=2000, reference_rounds=10, threads=1)
     assert row["reference_agrees"] and row["kernel_rounds_per_s_1_thread"] > 0
     assert row["lineup_rounds_per_s_1_thread"] is None and row["lineup_decisions_per_s_1_thread"] is None

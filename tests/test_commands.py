@@ -244,11 +244,11 @@ def test_a_parameter_the_command_does_not_take_gets_the_same_words_everywhere(ca
 def test_a_missing_pyarrow_is_found_before_any_work(tmp_path, monkeypatch):
     import importlib.util
 
-    import llama_sim.run.simulate as sim
+    import llama_sim.run.chunks as chunks
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name, *a))
-    monkeypatch.setattr(sim, "run_chunk", lambda *a: pytest.fail("played before checking pyarrow"))
+    monkeypatch.setattr(chunks, "run_chunk", lambda *a: pytest.fail("played before checking pyarrow"))
     path = tmp_path / "spec.toml"
     path.write_text('question = "q"\ngame = "lama"\n[[steps]]\nkind = "simulate"\nseats = ["greedy", "greedy"]\n'
                     'rounds = 10\n')

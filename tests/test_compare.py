@@ -17,10 +17,11 @@ from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import all_games, get_game
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.run.backends import next_blocks, run, run_to_precision
-from llama_sim.run.simulate import (
-    PAIRED_COLUMNS, RANKING_COLUMNS, SEAT_COLUMNS, Plan, comparison_design, comparison_half_width,
-    min_blocks, paired_table, ranking_table, rotation_plan, run_chunk, seat_effects_plan, seat_half_width,
-    seat_table, seating_classes, strata,
+from llama_sim.run.chunks import min_blocks, run_chunk
+from llama_sim.run.designs import Plan, comparison_design, rotation_plan, seat_effects_plan, seating_classes, strata
+from llama_sim.run.tables import (
+    PAIRED_COLUMNS, RANKING_COLUMNS, SEAT_COLUMNS, comparison_half_width, paired_table, ranking_table,
+    seat_half_width, seat_table,
 )
 from llama_sim.core.stats import ROUND_METRICS, Stratified, Tally
 

@@ -11,7 +11,8 @@ from llama_sim.run.backends import DaskBackend, plan_data  # noqa: E402
 from llama_sim.cli import main  # noqa: E402
 from llama_sim.core.ruleset import get_game  # noqa: E402
 from llama_sim.run.backends import run, run_to_precision  # noqa: E402
-from llama_sim.run.simulate import comparison_design, comparison_half_width, seat_effects_plan, with_kernel
+from llama_sim.run.designs import comparison_design, seat_effects_plan, with_kernel
+from llama_sim.run.tables import comparison_half_width
 
 LAMA = get_game("lama")
 
@@ -147,7 +148,8 @@ def test_illegal_action_on_a_worker_is_the_same_one_line_error(dask2, tmp_path):
     """The worker maps the kernel's error (``errors.ILLEGAL_ACTION``) to the
     UsageError naming strategy, seat and action, and the client re-raises it."""
     from llama_sim.core.errors import UsageError
-    from llama_sim.run.simulate import seat_plan, tasks_for
+    from llama_sim.run.chunks import tasks_for
+    from llama_sim.run.designs import seat_plan
 
     src = tmp_path / "dask_cheat.py"
     src.write_text(

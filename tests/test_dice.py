@@ -18,7 +18,7 @@ from llama_sim.core.registry import POLICY_SIG
 from numba import njit
 from llama_sim.core.engine import largest_token
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import rotation_plan, seat_plan
+from llama_sim.run.designs import rotation_plan, seat_plan
 from llama_sim.strategies import dice as sd
 
 L = dice.LLAMA

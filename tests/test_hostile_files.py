@@ -282,9 +282,9 @@ def bad_paths(tmp_path, suffix):
 @pytest.mark.parametrize("option,suffix", [("--out", ".csv"), ("--plot", ".png")])
 def test_bad_output_paths_refused_before_any_work(capsys, tmp_path, monkeypatch, option, suffix):
     import llama_sim.run.backends as backends
-    import llama_sim.run.simulate as sim
+    import llama_sim.run.chunks as chunks
 
-    for module in (sim, backends):
+    for module in (chunks, backends):
         monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before checking the path"))
     for path, needle in bad_paths(tmp_path, suffix):
         one_line(*call(capsys, *COMPARE, option, path)[::2], needle)
@@ -300,9 +300,9 @@ def test_bad_emit_strategy_paths_refused_before_any_work(capsys, tmp_path, monke
 
 def test_bad_report_folders_refused_before_any_work(capsys, tmp_path, monkeypatch):
     import llama_sim.run.backends as backends
-    import llama_sim.run.simulate as sim
+    import llama_sim.run.chunks as chunks
 
-    for module in (sim, backends):
+    for module in (chunks, backends):
         monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before checking the path"))
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)

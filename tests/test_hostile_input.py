@@ -106,7 +106,8 @@ def test_spec_checks_every_step_before_running_any(capsys, tmp_path, monkeypatch
     import llama_sim.run.backends as backends
 
     monkeypatch.setattr(backends, "run", lambda *a, **k: pytest.fail("a step ran before the spec was checked"))
-    monkeypatch.setattr("llama_sim.analysis.compare.run", lambda *a, **k: pytest.fail("a step ran"))
+    for module in ("llama_sim.analysis.runs", "llama_sim.analysis.sweep"):  # (each binds ``run``)
+        monkeypatch.setattr(f"{module}.run", lambda *a, **k: pytest.fail("a step ran"))
     spec = tmp_path / "s.toml"
     spec.write_text(SPEC_HEAD + STEP.format(10**9) + STEP.format(10**12))
     one_line_error(*call(capsys, "run", str(spec), "--out", str(tmp_path / "out"))[::2], "steps[1].rounds")

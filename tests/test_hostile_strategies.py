@@ -56,11 +56,11 @@ def test_only_user_strategies_are_bounds_checked(tmp_path):
     builtin = registry.get("lama", "greedy")
     assert not builtin.user and builtin.policy and not builtin._kernel.boundscheck
     # a line-up kernel compiles its policies' source unchecked: user strategies play in the generic one
-    from llama_sim.run import lineup, simulate
+    from llama_sim.run import designs, lineup
     from llama_sim.core.ruleset import get_game
 
     game = get_game("lama")
-    plan = simulate.seat_plan(game, [registry.parse_spec("lama", "hostile_flagged")] * 2, False, game.config())
+    plan = designs.seat_plan(game, [registry.parse_spec("lama", "hostile_flagged")] * 2, False, game.config())
     assert lineup.choose(plan, 10**9) == "generic"
 
 
@@ -229,7 +229,8 @@ def test_spec_checks_every_steps_policy_compiles_before_running(capsys, tmp_path
     import llama_sim.api  # noqa: F401  (every module that binds ``run`` imported before the patch: one
     # imported under it would keep the stand-in after the test)
     monkeypatch.setattr("llama_sim.run.backends.run", lambda *a, **k: pytest.fail("a step ran"))
-    monkeypatch.setattr("llama_sim.analysis.compare.run", lambda *a, **k: pytest.fail("a step ran"))
+    for module in ("llama_sim.analysis.runs", "llama_sim.analysis.sweep"):  # (each binds ``run``)
+        monkeypatch.setattr(f"{module}.run", lambda *a, **k: pytest.fail("a step ran"))
     src = tmp_path / "spec_broken.py"
     src.write_text(HEAD + "@strategy('lama', 'hostile_spec_broken', 'd')\n"
                    "def hostile_spec_broken(obs, hand, legal, params, rng):\n    hand[0] = 1\n    return 0\n")

@@ -11,7 +11,8 @@ from llama_sim.core.errors import ILLEGAL_ACTION, UsageError, illegal_action_err
 from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama, party
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import raise_illegal_action, run_chunk, seat_plan
+from llama_sim.run.chunks import raise_illegal_action, run_chunk
+from llama_sim.run.designs import seat_plan
 from cli_helpers import call
 
 MODULES = {"lama": lama, "party": party}

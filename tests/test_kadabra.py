@@ -16,7 +16,7 @@ from llama_sim.core import engine as common
 from llama_sim.rulesets import kadabra as K
 from llama_sim.core.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import comparison_design, rotation_plan, seat_plan
+from llama_sim.run.designs import comparison_design, rotation_plan, seat_plan
 from llama_sim.strategies import _helpers
 from llama_sim.strategies import kadabra as S
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import llama_sim
 from llama_sim.core.words import est
 from llama_sim.analysis.league import lineup_seed, lineups
-from llama_sim.run.simulate import seating_classes
+from llama_sim.run.designs import seating_classes
 from llama_sim.core.stats import z_value
 
 Z = z_value(0.95)

@@ -7,7 +7,8 @@ import pytest
 from llama_sim.core import registry
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RULE_SETS, all_games, get_game
-from llama_sim.run.simulate import empty_tally, run_chunk, seat_plan
+from llama_sim.run.chunks import run_chunk
+from llama_sim.run.designs import empty_tally, seat_plan
 
 VARIANTS = {"party": [{"pink_llama": "plain"}, {"plus_cards": "plain"}],
             "kadabra": [{"magic_show": "off"}, {"magic_token": "off"}]}

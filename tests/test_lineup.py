@@ -14,7 +14,7 @@ from llama_sim.core import registry
 from llama_sim.run.backends import plan_data, plans_from_data, run
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
-from llama_sim.run.simulate import comparison_design, seat_plan, with_kernel
+from llama_sim.run.designs import comparison_design, seat_plan, with_kernel
 
 # Per rule set, a line-up mixing a strategy with parameters, one that draws on the policy stream
 # (random) and a third, so slots, parameter rows and the policy stream are all exercised.

@@ -13,7 +13,7 @@ from llama_sim.core.errors import UsageError
 from llama_sim.rulesets import lama, party, shedding
 from llama_sim.core.engine import largest_token, legal_bits
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import rotation_plan, seat_plan
+from llama_sim.run.designs import rotation_plan, seat_plan
 from llama_sim.strategies import party as pstrat
 
 import shedding_helpers as helpers  # tests/shedding_helpers.py

@@ -11,7 +11,7 @@ from llama_sim.core import registry
 from llama_sim.cli import main
 from llama_sim.core.ruleset import get_game
 from llama_sim.core.declarations import Declaration, Param
-from llama_sim.run.simulate import comparison_design, rotation_plan, seat_plan
+from llama_sim.run.designs import comparison_design, rotation_plan, seat_plan
 
 
 def _strategy(presets):

@@ -33,7 +33,8 @@ def test_out_problems_refused_before_any_simulation(capsys, tmp_path, monkeypatc
         raise AssertionError("simulated before checking --out")
 
     monkeypatch.setattr(backends, "run", no_run)
-    monkeypatch.setattr("llama_sim.analysis.compare.run", no_run)
+    for module in ("llama_sim.analysis.runs", "llama_sim.analysis.sweep"):  # (each binds ``run``)
+        monkeypatch.setattr(f"{module}.run", no_run)
     (tmp_path / "afile").write_text("x")
     cases = [
         (str(tmp_path), "folder"),  # a directory
@@ -202,9 +203,9 @@ def test_ctrl_c_exits_130_with_one_line_and_no_file(tmp_path, backend):
 ])
 def test_counts_beyond_the_limit_refused_at_once(capsys, args, monkeypatch):
     import llama_sim.run.backends as backends
-    import llama_sim.run.simulate as sim
+    import llama_sim.run.chunks as chunks
 
-    for module in (sim, backends):  # warm-up plays through simulate's, the chunks through backends'
+    for module in (chunks, backends):  # warm-up plays through chunks', the chunks through backends'
         monkeypatch.setattr(module, "run_chunk", lambda *a: pytest.fail("played before refusing the count"))
     one_line_error(*call(capsys, *args, "-q")[::2], "must be at most 100,000,000,000")
 
@@ -213,13 +214,13 @@ def test_chunks_are_generated_lazily_and_kept_in_a_window():
     """A run of 10^10 rounds must not build its chunk list: the local backend pulls at most a
     window of chunks ahead of the results it has handed back."""
     from llama_sim.core import registry
-    from llama_sim.run import simulate
+    from llama_sim.run import chunks, designs
     from llama_sim.run.backends import LocalBackend
     from llama_sim.core.ruleset import get_game
 
     game = get_game("lama")
-    plan = simulate.seat_plan(game, [registry.parse_spec("lama", "greedy")] * 2, False, game.config())
-    tasks = simulate.iter_tasks(plan, 1, 0, 10**10)
+    plan = designs.seat_plan(game, [registry.parse_spec("lama", "greedy")] * 2, False, game.config())
+    tasks = chunks.iter_tasks(plan, 1, 0, 10**10)
     pulled = 0
 
     def counted():

@@ -12,7 +12,8 @@ from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets.dice import reference as dice_reference
 from llama_sim.rulesets.kadabra import reference as kadabra_reference
 from llama_sim.rulesets.shedding import reference as shedding_reference
-from llama_sim.run.simulate import run_chunk, seat_plan
+from llama_sim.run.chunks import run_chunk
+from llama_sim.run.designs import seat_plan
 from cli_helpers import call
 
 GAMES = ("lama", "party", "kadabra", "dice")

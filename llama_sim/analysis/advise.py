@@ -59,9 +59,9 @@ from llama_sim.core.advice import RolloutLineup, advice_of, forced_policy
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec, with_values
-from llama_sim.core.ruleset import get_game, option_flag
+from llama_sim.core.ruleset import all_games, get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
-from llama_sim.run.simulate import policy_error
+from llama_sim.run.chunks import policy_error
 
 FORCED_COL = MAX_PARAMS  # params column holding the forced first action
 SEPARATION_SE = 3.0
@@ -80,8 +80,13 @@ CHUNK = 512  # roll-outs per kernel call (threads take whole chunks; results nev
 # ================================================================================ positions
 
 
-POSITION_KEYS = {"hand", "top", "hand_sizes", "quit", "pile", "discard", "scores", "ones", "tens", "magic",
-                 "stage", "show", "row", "llama_row", "rows", "alone"}
+def position_keys() -> tuple[set[str], dict[str, str]]:
+    """Every rule set's position options, and those a file may give as a list -> what joins the items."""
+    keys, lists = set(), {}
+    for rule_set in all_games().values():
+        keys |= set(rule_set.advice_position_help()[0])
+        lists.update(rule_set.position_lists)
+    return keys, lists
 
 
 def load_position_file(path: str | Path) -> dict:
@@ -99,15 +104,14 @@ def load_position_file(path: str | Path) -> dict:
         raise UsageError(f"could not read position file {path}: nested too deeply") from None
     if not isinstance(data, dict):
         raise UsageError(f"position file {path}: expected a table of options")
+    known, lists = position_keys()
     out = {}
     for key, value in data.items():
         k = key.replace("-", "_")
-        if k not in POSITION_KEYS:
-            raise UsageError(f"position file {path}: unknown key '{key}' (known: {', '.join(sorted(POSITION_KEYS))})")
-        if isinstance(value, list) and k in ("hand_sizes", "quit", "scores", "ones", "tens", "stage"):
-            value = ",".join(str(v) for v in value)
-        if isinstance(value, list) and k == "rows":
-            value = ";".join(" ".join(map(str, r)) if isinstance(r, list) else str(r) for r in value)
+        if k not in known:
+            raise UsageError(f"position file {path}: unknown key '{key}' (known: {', '.join(sorted(known))})")
+        if isinstance(value, list) and k in lists:
+            value = lists[k].join(" ".join(map(str, r)) if isinstance(r, list) else str(r) for r in value)
         out[k] = value
     return out
 

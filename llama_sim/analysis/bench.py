@@ -22,7 +22,8 @@ from llama_sim.core import registry
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.run import lineup
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import default_threads, empty_tally, run_chunk, seat_plan, with_kernel
+from llama_sim.run.chunks import default_threads, run_chunk
+from llama_sim.run.designs import empty_tally, seat_plan, with_kernel
 
 BENCH_PLAYERS = 4
 

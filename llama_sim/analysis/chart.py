@@ -72,7 +72,7 @@ from llama_sim.core.engine import WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import write_text
 from llama_sim.core.ruleset import all_games, get_game
-from llama_sim.run.simulate import MAX_PLAYS, default_threads, policy_error
+from llama_sim.run.chunks import MAX_PLAYS, default_threads, policy_error
 
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500

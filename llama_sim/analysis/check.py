@@ -22,7 +22,8 @@ from llama_sim.core import registry
 from llama_sim.core.errors import Interrupted, UsageError
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.replay import Seen, replay
-from llama_sim.run.simulate import rotation_plan, run_chunk, seat_plan
+from llama_sim.run.chunks import run_chunk
+from llama_sim.run.designs import rotation_plan, seat_plan
 
 SPEED_SECONDS = 0.15  # each speed measurement plays at least this long
 COUNTED_ROUNDS = 20  # reference-engine rounds whose decisions are counted (decisions per round)

@@ -24,7 +24,6 @@ Points are the deciding player's own score change over the round (tokens returne
 """
 from __future__ import annotations
 
-import importlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from llama_sim.core.expert import OWN
 from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
-from llama_sim.run.simulate import policy_error
+from llama_sim.run.chunks import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")
 Z = 1.959963984540054
@@ -261,8 +260,7 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
 def expert_search(game: str, players: int, policy: str | None, what: str):
     """The rule set's expert search and the index of its roll-outs' base strategy (``policy``, or the
     expert's own choice for ``players``)."""
-    expert = registry.get(game, "expert")
-    search = getattr(importlib.import_module(expert.source), "EXPERT_SEARCH", None)
+    search = get_game(game).expert_search
     if search is None:
         raise UsageError(f"{game} has no expert to {what} with")
     base = int(registry.at_table(registry.parse_spec(game, "expert"), players).params[2])

@@ -4,7 +4,7 @@ A ``compare`` seats at most one strategy per seat, so ``K`` strategies fit a tab
 when ``K <= N``. A league at ``N`` players plays every line-up of ``N`` of the ``K`` strategies
 (all ``C(K, N)`` combinations when ``K > N``; the single line-up of all ``K``, filled as ``compare``
 fills it, when ``K <= N``). Each line-up is one ``compare`` run: the balanced seating design of
-``simulate.comparison_design`` (every strategy in every seat, common deals within the line-up).
+``designs.comparison_design`` (every strategy in every seat, common deals within the line-up).
 So every strategy plays ``C(K-1, N-1)`` line-ups, every pair meets in ``C(K-2, N-2)`` of them,
 and every strategy plays the same number of games (or rounds) in all.
 
@@ -48,14 +48,16 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
-from llama_sim.analysis.compare import (
+from llama_sim.analysis.runs import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH
 from llama_sim.core.words import est, metric_words
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
-from llama_sim.run.simulate import better, blocks_for, check_seed, comparison_design, compared_metrics, deals
+from llama_sim.run.chunks import blocks_for, check_seed
+from llama_sim.run.designs import comparison_design, deals
+from llama_sim.run.tables import better, compared_metrics
 
 LEVEL = 0.95
 LEAGUE_SALT = 0x1EA6_0000  # keeps line-up seeds apart from the stratum seeds of a compare
@@ -81,7 +83,7 @@ def lineups(k: int, n: int) -> list[tuple[int, ...]]:
 
 def lineup_seed(seed: int, players: int, index: int) -> int:
     """The seed of line-up ``index`` at ``players`` players: independent streams per line-up."""
-    from llama_sim.run.simulate import stratum_seed
+    from llama_sim.run.designs import stratum_seed
 
     return stratum_seed(seed, LEAGUE_SALT + 1000 * players + index)
 
@@ -182,7 +184,7 @@ class LeagueResult:
 # ------------------------------------------------------------------------------------ run
 
 def _lineup_rows(game, n, index, labels, seed_i, plays, work, tally, metrics_all) -> list[dict]:
-    from llama_sim.run.simulate import deals
+    from llama_sim.run.designs import deals
 
     rows = []
     for u, label in enumerate(work.unit_labels):

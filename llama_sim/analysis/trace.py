@@ -22,7 +22,8 @@ from llama_sim.core.expert import OWN
 from llama_sim.core.kit import kit_of, legal_text
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.replay import Seen, replay, seen_words
-from llama_sim.run.simulate import policy_error, seat_plan
+from llama_sim.run.chunks import policy_error
+from llama_sim.run.designs import seat_plan
 
 _SALT = 0xBB67AE8584CAA73B  # the roll-outs' streams differ from the round's (same seed)
 

@@ -51,10 +51,10 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
-from llama_sim.analysis.compare import game_options
+from llama_sim.analysis.runs import game_options
 from llama_sim.core.ruleset import RuleSet, get_game
 from llama_sim.run.backends import run
-from llama_sim.run.simulate import Plan, comparison_design, stratum_seed
+from llama_sim.run.designs import Plan, comparison_design, stratum_seed
 from llama_sim.core.stats import Tally
 
 METRICS = ("win_rate", "penalty_per_round")

@@ -25,7 +25,8 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from llama_sim.analysis.compare import compare, game_options
+from llama_sim.analysis.compare import compare
+from llama_sim.analysis.runs import game_options
 from llama_sim.core.ruleset import get_game
 from llama_sim.core.errors import UsageError
 from llama_sim.core.words import est, listing, magnitude, metric_words

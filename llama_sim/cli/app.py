@@ -52,7 +52,6 @@ def _global_options(
     DEBUG["on"] = debug
 
 
-GameOpt = typer.Option(..., "--game", "-g", help="Rule set: lama, party, kadabra or dice.")
 SeedOpt = typer.Option(1, "--seed", help="One seed determines every number of the run.")
 ThreadsOpt = typer.Option(None, "--threads", help="Worker threads (default: all cores). Results do not depend on it.")
 FormatOpt = typer.Option("table", "--format", help="table, csv or json (json: one document on stdout).")

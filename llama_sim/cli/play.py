@@ -255,7 +255,7 @@ def compare(
     the runner-up. Same as llama_sim.league(...).
     """
     from llama_sim import api
-    from llama_sim.analysis.compare import note
+    from llama_sim.analysis.runs import note
 
     quiet = params.get("quiet", False)
     setup(params["game"], params.get("strategies_file"), quiet, fmt, out, force)

@@ -75,7 +75,7 @@ def chart(
     player still in); D means roll."""
     from llama_sim import api
     from llama_sim.analysis import chart as C
-    from llama_sim.analysis.compare import Progress
+    from llama_sim.analysis.runs import Progress
 
     setup(params["game"], params.get("strategies_file"), quiet, fmt, out, force)
     if plot is not None and opponent_plot is not None and plot.resolve() == opponent_plot.resolve():
@@ -139,7 +139,7 @@ def tune(
     Same seed, same result, for any --threads.
     """
     from llama_sim import api
-    from llama_sim.analysis.compare import game_options, rules_line
+    from llama_sim.analysis.runs import game_options, rules_line
     from llama_sim.core.output import to_json, write_tables
 
     spec = setup(params["game"], params.get("strategies_file"), quiet, fmt, out, force)

@@ -8,14 +8,21 @@ from typing import Optional
 
 import typer
 
-from llama_sim.cli.app import FormatOpt, GameOpt, QuietOpt, app, compile_notice, declared
+from llama_sim.cli.app import FormatOpt, QuietOpt, app, compile_notice, declared
 from llama_sim.core.commands import COMMANDS
 from llama_sim.core.output import check_format
-from llama_sim.core.ruleset import get_game
+from llama_sim.core.ruleset import all_games, get_game
 
 
 # ------------------------------------------------------------------------------------ experiments
 
+def _reported() -> str:
+    """The rule sets with a built-in report: ``a, b or c``."""
+    names = [name for name, rule_set in all_games().items() if rule_set.report_spec is not None]
+    return " or ".join(filter(None, [", ".join(names[:-1]), names[-1]])) if names else "none"
+
+
+GameOpt = typer.Option(..., "--game", "-g", help=f"Rule set: {_reported()}.")
 ScaleOpt = typer.Option(1.0, "--scale", help="Multiply every rounds/games count (e.g. 0.01 for a quick look).")
 
 

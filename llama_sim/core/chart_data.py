@@ -19,6 +19,7 @@ from numba import njit
 
 from llama_sim.core.errors import UsageError
 from llama_sim.core.engine import largest_token
+from llama_sim.core.ruleset import RULE_SETS
 
 TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 0..3
 MAX_POINTS = 42  # hand points 0..41 (Party: 1 + ... + 6 + 20)
@@ -65,5 +66,5 @@ def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple
 
 
 def bundled_document(game: str) -> dict:
-    """The chart shipped with the package (``llama_sim/rulesets/<game>/chart.json``)."""
-    return json.loads(resources.files("llama_sim").joinpath(f"rulesets/{game}/chart.json").read_text())
+    """The chart shipped with a rule set: ``chart.json`` next to the module defining its ``RULE_SET``."""
+    return json.loads(resources.files(RULE_SETS[game]).joinpath("chart.json").read_text())

@@ -7,7 +7,7 @@ against anything a policy can write) and, on an illegal one, does
 entry, an index into the plan's entries), ``seat`` and ``action`` (Numba passes runtime exception
 arguments through). A reference engine raises the same, with the entry its seat's player carries
 (``common.SeatEntry``, read with ``common.entry_of``). The Python layer that runs chunks
-(``simulate.run_chunk``, on local threads and on Dask workers alike) turns it into a
+(``chunks.run_chunk``, on local threads and on Dask workers alike) turns it into a
 ``UsageError`` with ``illegal_action_error``.
 
 A strategies file's policy may raise anything, that report's shape included: what its code raised is

@@ -86,6 +86,11 @@ CARD_POSITION_HELP = {
 }
 
 
+# The card games' position options a position file may give as a list, and what joins its items into
+# the option's text (``llamasim advise --position``).
+CARD_POSITION_LISTS = {"hand_sizes": ",", "quit": ",", "scores": ","}
+
+
 def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[str, str]:
     """``CARD_POSITION_HELP`` with the hand's help naming the rule set's cards and an example hand."""
     return {**CARD_POSITION_HELP, "hand": f"your hand, e.g. \"{example_hand}\" (cards: {' '.join(code_names)})"}
@@ -93,7 +98,7 @@ def card_position_help(code_names: tuple[str, ...], example_hand: str) -> dict[s
 
 # The fields that may name their value as "module:NAME" (imported when first read).
 _CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_names", "describe_config",
-                          "exact_solver", "chart", "advice", "limit"})
+                          "exact_solver", "check_solve_position", "chart", "advice", "expert_search", "limit"})
 
 
 @dataclass
@@ -117,6 +122,9 @@ class RuleSet:
     # offers them without importing the advisor. None: the command line asks the advisor.
     position_help: dict[str, str] | None = None
     position_flags: frozenset[str] = frozenset()
+    # the position options a position file may give as a list -> what joins its items into the option's
+    # text (an item that is a list itself is joined with spaces: a row of cards)
+    position_lists: dict[str, str] = field(default_factory=dict)
     option_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # option -> every value it names
     option_metavars: dict[str, str] = field(default_factory=dict)  # option -> what ``--help`` shows for its value
     # options whose value is a file: a spec's path is read relative to the spec file, not the current folder
@@ -125,12 +133,19 @@ class RuleSet:
     # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
     # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
     exact_solver: Callable[..., tuple] | None = None
+    # (row, llama_row) -> anything, or UsageError/ValueError naming what is wrong: a ``solve`` step's
+    # position checked before any work. None: ``exact_solver`` checks its own position when it runs.
+    check_solve_position: Callable[[str | None, str], object] | None = None
     # "module:NAME" of the rule set's block loop, which a line-up kernel (``run.lineup``) compiles around a
     # line-up's own policies and runs as ``run_blocks`` (then a ``core.blocks.BlockKernel``) runs its own;
     # kept as the text, which the generated module imports. None: the rule set plays with its generic
     # kernel only.
     kernel_loop: str | None = None
-    strategies_module: str = ""  # where its built-in strategies register (default llama_sim.strategies.<name>)
+    strategies_module: str = ""  # the module where its built-in strategies register (required)
+    # The expert's search (a ``core.expert.Search``), which ``grade`` and ``trace --values`` value
+    # decisions with; None: the rule set has no expert.
+    expert_search: object = None
+    report_spec: Path | None = None  # the experiment file of its built-in report (``llamasim report``)
     # The hooks of ``llamasim chart`` (a core.chart_kernel.ChartRules) and of ``advise`` (a
     # core.advice.AdviceHooks), or "module:NAME" naming them: imported on first use (``hook``), since that
     # code imports its rule set and a plain simulation never needs it. None: the rule set has none.
@@ -143,7 +158,7 @@ class RuleSet:
 
     def __post_init__(self):
         if not self.strategies_module:
-            self.strategies_module = f"llama_sim.strategies.{self.name}"
+            raise TypeError(f"RuleSet {self.name!r}: strategies_module (where its strategies register) is required")
 
     def __getattribute__(self, name: str):
         """A code field given as "module:NAME" is imported when first read, and kept."""

@@ -307,8 +307,7 @@ def bundled_report_spec(game: str) -> Path:
     """The built-in strategy report of a rule set (``llamasim report --game G``)."""
     from llama_sim.core.ruleset import get_game
 
-    name = get_game(game).name
-    path = Path(__file__).parents[1] / "rulesets" / name / "report.toml"
-    if not path.is_file():
-        raise UsageError(f"no built-in report for {name}")
-    return path
+    rule_set = get_game(game)
+    if rule_set.report_spec is None or not Path(rule_set.report_spec).is_file():
+        raise UsageError(f"no built-in report for {rule_set.name}")
+    return Path(rule_set.report_spec)

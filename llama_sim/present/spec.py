@@ -11,7 +11,7 @@ from typing import Optional
 
 import numpy as np
 
-from llama_sim.analysis.compare import game_options
+from llama_sim.analysis.runs import game_options
 from llama_sim.core import registry
 from llama_sim.core.commands import COMMANDS, Command, Problem, default_players
 from llama_sim.core.errors import UsageError
@@ -207,7 +207,7 @@ def check_step(check: Checker, where: str, kind: str, step: dict, options: dict,
             checked = _strategy_names(check, key, names, game, isinstance(step.get(p.key), list))
             args[p.name] = checked if isinstance(args[p.name], list) else checked[0]
     if "metrics" in args:
-        from llama_sim.run.simulate import compared_metrics
+        from llama_sim.run.tables import compared_metrics
 
         try:
             compared_metrics(args.get("games") is not None, args["metrics"])
@@ -244,10 +244,11 @@ def _check_solve(check, where, args, step, options, game) -> None:
     args.setdefault("table", "row" not in args)
     if "row" not in args and not args["table"]:
         check.fail(f"{where}row", "give a row, or table = true for every row")
-    from llama_sim.rulesets.dice import parse_solo_position
-
+    if game.check_solve_position is None:
+        return
     try:
-        parse_solo_position(args.get("row"), args.get("llama_row", "1 2 3 4 5 6 L"))
+        llama_row = args.get("llama_row", COMMANDS["solve"].param("llama_row").default)
+        game.check_solve_position(args.get("row"), llama_row)
     except (UsageError, ValueError) as exc:
         check.fail(f"{where}row", str(exc))
 

@@ -1,6 +1,6 @@
 """Where chunks run: local threads (``--backend local``) or a Dask cluster (``--backend dask``).
 
-Both run the same ``simulate.Task`` list (stratum, kernel seed, first block, block count) and
+Both run the same ``chunks.Task`` list (stratum, kernel seed, first block, block count) and
 return each chunk's integer sums, which ``run`` (below) merges exactly, so the same seed gives
 the same numbers on any backend, thread count or cluster size.
 
@@ -41,10 +41,9 @@ import numpy as np
 from llama_sim.run import lineup
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import write_text
-from llama_sim.run.simulate import (
-    Plan, Work, check_plays, check_seed, default_threads, empty_tally, iter_tasks, played, run_chunk, strata,
-    warm_up, with_kernel,
-)
+from llama_sim.core.interrupt import played
+from llama_sim.run.chunks import check_plays, check_seed, default_threads, iter_tasks, run_chunk, warm_up
+from llama_sim.run.designs import Plan, Work, empty_tally, strata, with_kernel
 from llama_sim.core.stats import Stratified, Tally
 
 BACKENDS = ("local", "dask")

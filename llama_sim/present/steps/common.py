@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 
 import pandas as pd
 
-from llama_sim.analysis.compare import DEFAULT_ROUNDS
+from llama_sim.core.commands import DEFAULT_ROUNDS
 from llama_sim.core.words import est, listing, ordinal, thousands
 from llama_sim.present import across
 from llama_sim.present.spec import Spec, Step

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from llama_sim.analysis.compare import simulate
+from llama_sim.analysis.simulate import simulate
 from llama_sim.core.words import est, metric_words
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import (

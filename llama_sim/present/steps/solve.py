@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from llama_sim.analysis.compare import solve
+from llama_sim.analysis.solve import solve
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import StepKind
 

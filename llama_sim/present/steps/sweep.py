@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from llama_sim.analysis.compare import sweep
+from llama_sim.analysis.sweep import sweep
 from llama_sim.core.words import best_phrase, est, est_unit, listing, metric_words, more_or_less, separated
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import StepKind, ci_column, size

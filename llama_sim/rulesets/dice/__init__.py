@@ -113,6 +113,7 @@ the rule sets and building the command line's options need none of it, nor Numba
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from llama_sim.core.ruleset import RuleSet
 
@@ -136,6 +137,7 @@ POSITION_HELP = {
              "else 2)",
 }
 POSITION_FLAGS = frozenset({"alone"})
+POSITION_LISTS = {"quit": ",", "scores": ",", "rows": ";"}
 _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
@@ -152,14 +154,19 @@ RULE_SET = RuleSet(
     option_metavars={"dice_layout": "LAYOUT"},
     bench_strategy="threshold",
     exact_solver=f"{_ENGINE}:exact_solver",
+    check_solve_position=f"{_ENGINE}:parse_solo_position",
     config=f"{_ENGINE}:config",
     describe_config=f"{_ENGINE}:describe_config",
     options={"dice_layout": (f"dice face layout: one of the 15 names ({', '.join(LAYOUT_NAMES)}; default "
                              f"{DEFAULT_LAYOUT_NAME} = 1234LL/1256LL/3456LL) or a spec like 1234LL/1256LL/3456LL")},
     position_help=POSITION_HELP,
     position_flags=POSITION_FLAGS,
+    position_lists=POSITION_LISTS,
     chart="llama_sim.rulesets.dice.chart:CHART",
     advice="llama_sim.rulesets.dice.advise:ADVICE",
+    strategies_module="llama_sim.strategies.dice",
+    expert_search="llama_sim.strategies.dice:EXPERT_SEARCH",
+    report_spec=Path(__file__).with_name("report.toml"),
     limit="llama_sim.rulesets.dice.limit:limit",
 )
 

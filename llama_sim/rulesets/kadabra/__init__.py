@@ -157,8 +157,9 @@ the rule sets and building the command line's options need none of it, nor Numba
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
-from llama_sim.core.ruleset import CARD_POSITION_HELP, RuleSet
+from llama_sim.core.ruleset import CARD_POSITION_HELP, CARD_POSITION_LISTS, RuleSet
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 # advise's position options (the advisor, ``advise.py``, takes them from here)
@@ -172,6 +173,8 @@ POSITION_HELP = {
     "show": "a show is running (your decision: a llama or collect)",
 }
 POSITION_FLAGS = frozenset({"show"})
+POSITION_LISTS = {**{k: v for k, v in CARD_POSITION_LISTS.items() if k != "scores"},
+                  "ones": ",", "tens": ",", "stage": ","}
 _ENGINE = f"{__name__}.engine"
 
 RULE_SET = RuleSet(
@@ -194,8 +197,12 @@ RULE_SET = RuleSet(
              "magic_show": "on | off: a llama stakes nothing, so no token goes on the stage and no show starts"},
     position_help=POSITION_HELP,
     position_flags=POSITION_FLAGS,
+    position_lists=POSITION_LISTS,
     chart="llama_sim.rulesets.kadabra.chart:CHART",
     advice="llama_sim.rulesets.kadabra.advise:ADVICE",
+    strategies_module="llama_sim.strategies.kadabra",
+    expert_search="llama_sim.strategies.kadabra:EXPERT_SEARCH",
+    report_spec=Path(__file__).with_name("report.toml"),
     limit="llama_sim.rulesets.kadabra.limit:limit",
 )
 

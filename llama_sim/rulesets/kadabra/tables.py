@@ -214,7 +214,7 @@ def parse_deck_table(data: dict, source: str, base_cards: np.ndarray | None = No
     # first discard, at the largest table). Any deck that can be dealt gives rounds that end: every
     # turn plays or draws a card or quits, and the magic token's pass needs a fresh magic card to
     # repeat. Whether whole games reach 40 depends on the strategies too (players who quit at once
-    # always finish), so that is checked where games are played (simulate.run_chunk), not here.
+    # always finish), so that is checked where games are played (chunks.run_chunk), not here.
     total = int(counts.sum())
     need = HAND_SIZE * MAX_PLAYERS + 1
     if not need <= total <= MAX_DECK:

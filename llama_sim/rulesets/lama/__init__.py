@@ -48,8 +48,9 @@ here (``llama_sim.rulesets.lama.DRAW``).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
-from llama_sim.core.ruleset import RuleSet, card_position_help
+from llama_sim.core.ruleset import CARD_POSITION_LISTS, RuleSet, card_position_help
 
 CODE_NAMES = ("1", "2", "3", "4", "5", "6", "L")  # card codes 0..6
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -68,8 +69,12 @@ RULE_SET = RuleSet(
     action_names=f"{_ENGINE}:ACTION_NAMES",
     config=f"{_ENGINE}:config",
     position_help=card_position_help(CODE_NAMES, ADVICE_EXAMPLE["hand"]),
-    chart="llama_sim.rulesets.shedding.chart:LAMA_CHART",
+    position_lists=CARD_POSITION_LISTS,
+    chart="llama_sim.rulesets.lama.chart:CHART",
     advice="llama_sim.rulesets.lama.advise:ADVICE",
+    strategies_module="llama_sim.strategies.lama",
+    expert_search="llama_sim.strategies.lama:EXPERT_SEARCH",
+    report_spec=Path(__file__).with_name("report.toml"),
     limit=f"{_ENGINE}:limit",
 )
 

@@ -79,8 +79,9 @@ here (``llama_sim.rulesets.party.DRAW``).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
-from llama_sim.core.ruleset import RuleSet, card_position_help
+from llama_sim.core.ruleset import CARD_POSITION_LISTS, RuleSet, card_position_help
 
 CODE_NAMES = ("1", "2", "3", "4", "5", "6", "L", "+1", "+2", "+3", "+4", "+5", "+6", "P")  # card codes 0..13
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -102,8 +103,12 @@ RULE_SET = RuleSet(
     options={"pink_llama": "rulebook | plain: the pink llama plays and scores as an ordinary llama",
              "plus_cards": "rulebook | plain: the plus cards are ordinary cards (no extra turn)"},
     position_help=card_position_help(CODE_NAMES, ADVICE_EXAMPLE["hand"]),
-    chart="llama_sim.rulesets.shedding.chart:PARTY_CHART",
+    position_lists=CARD_POSITION_LISTS,
+    chart="llama_sim.rulesets.party.chart:CHART",
     advice="llama_sim.rulesets.party.advise:ADVICE",
+    strategies_module="llama_sim.strategies.party",
+    expert_search="llama_sim.strategies.party:EXPERT_SEARCH",
+    report_spec=Path(__file__).with_name("report.toml"),
     limit=f"{_ENGINE}:limit",
 )
 

@@ -1,5 +1,6 @@
-"""The quit chart of the shedding family (L.A.M.A. and Party): the collector behind ``llamasim chart``
-for both, on the shared engine (``rulesets/shedding/``).
+"""The quit chart of the shedding family: the collector behind ``llamasim chart`` for every rule set
+on the shared engine (``rulesets/shedding/``); each binds it to its deck and tables in its own
+``chart.py`` (``collect_games``, ``lineup``).
 
 The decision charted is the stuck one: no card of the hand fits on the top card and drawing is legal;
 quit vs draw. A game is played by the shedding kernel with its action log (``_continue_round``, the
@@ -12,7 +13,7 @@ relative to the others' (``M_RELATIVE``), or by minus its win units after the po
 rest of the game (``M_WIN``, later rounds dealt from a stream both branches share).
 
 Features: hand points x the cards left in the draw pile (``pile``) and x the smallest hand among the
-opponents still in (``opponent``), split by the token going out would return (0, 1, 10 or Party's 20).
+opponents still in (``opponent``), split by the token going out would return (0, 1, 10, or 20 where the rules have it).
 """
 from __future__ import annotations
 
@@ -30,14 +31,6 @@ from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import MAX_PARAMS, policy_tuple
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets import shedding
-from llama_sim.rulesets.lama import (
-    CAN_PLAY as LAMA_CAN_PLAY, CODE_PENALTY as LAMA_CODE_PENALTY, DECK as LAMA_DECK,
-    EXTRA_TURN as LAMA_EXTRA_TURN, FLAGS as LAMA_FLAGS, TWINS as LAMA_TWINS,
-)
-from llama_sim.rulesets.party import (
-    CAN_PLAY as PARTY_CAN_PLAY, CODE_PENALTY as PARTY_CODE_PENALTY, DECK as PARTY_DECK,
-    EXTRA_TURN as PARTY_EXTRA_TURN, FLAGS as PARTY_FLAGS, TWINS as PARTY_TWINS,
-)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -227,20 +220,6 @@ def collect_games(full_deck, can_play, extra_turn, code_penalty, twins, flags,
         close_game(acc_opp, gs_opp, gn_opp, touched_opp, nt_opp)
 
 
-def _lama_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
-    """L.A.M.A.'s collector: ``collect_games`` on its deck and tables."""
-    collect_games(LAMA_DECK, LAMA_CAN_PLAY, LAMA_EXTRA_TURN, LAMA_CODE_PENALTY,
-                  LAMA_TWINS, LAMA_FLAGS,
-                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
-
-
-def _party_collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
-    """Party's collector: ``collect_games`` on its deck and tables."""
-    collect_games(PARTY_DECK, PARTY_CAN_PLAY, PARTY_EXTRA_TURN, PARTY_CODE_PENALTY,
-                  PARTY_TWINS, PARTY_FLAGS,
-                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
-
-
 def lineup(player, force_first):
     """The collectors' line-up: the player's policy alone (the branches need no forced action: a
     branch's first move is applied to the state before the policy plays on)."""
@@ -248,17 +227,8 @@ def lineup(player, force_first):
     return funcs, player.params.reshape(1, MAX_PARAMS).copy()
 
 
-LAMA_CHART = ChartRules(
-    collect=Kernel(_lama_collect, lambda: COLLECT_SIG, "lama chart kernel"),
-    lineup=lineup,
-    default_policy="smart",
-    title="L.A.M.A.",
-    wording=STUCK_WORDING,
-)
-PARTY_CHART = ChartRules(
-    collect=Kernel(_party_collect, lambda: COLLECT_SIG, "party chart kernel"),
-    lineup=lineup,
-    default_policy="chain",
-    title="L.A.M.A. Party",
-    wording=STUCK_WORDING,
-)
+def chart_rules(collect, name: str, title: str, default_policy: str) -> ChartRules:
+    """A shedding rule set's chart hooks: ``collect`` is its ``collect_games`` on its own deck and tables
+    (a function of its own module, so that each compiles and caches on its own)."""
+    return ChartRules(collect=Kernel(collect, lambda: COLLECT_SIG, f"{name} chart kernel"), lineup=lineup,
+                      default_policy=default_policy, title=title, wording=STUCK_WORDING)

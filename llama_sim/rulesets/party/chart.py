@@ -1,0 +1,14 @@
+"""Party's quit chart: the shedding family's collector (``rulesets/shedding/chart.py``) on its deck
+and tables."""
+from __future__ import annotations
+
+from llama_sim.rulesets.party.engine import CAN_PLAY, CODE_PENALTY, DECK, EXTRA_TURN, FLAGS, TWINS
+from llama_sim.rulesets.shedding.chart import chart_rules, collect_games
+
+
+def _collect(seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp):
+    collect_games(DECK, CAN_PLAY, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+                  seed, first_game, n_games, n, policies, params, measure, pile_bin, opp_bin, acc_pile, acc_opp)
+
+
+CHART = chart_rules(_collect, "party", "L.A.M.A. Party", default_policy="chain")
