@@ -20,6 +20,7 @@ from llama_sim.core.commands import (  # noqa: F401  (callers take the limits fr
     DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS, MAX_SWEEP_GRID, MAX_SWEEP_VALUES, SWEEP,
 )
 from llama_sim.core.errors import UsageError
+from llama_sim.core.intervals import MIN_BLOCKS, not_given
 from llama_sim.core.ruleset import get_game, solvable_names
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.run.backends import run
@@ -151,6 +152,13 @@ def values_at_counts(entries, counts) -> str:
     return "".join(f"\nparameters at {a if a == b else f'{a}-{b}'} players: {line}" for a, b, line in runs if line)
 
 
+def interval_note(blocks: int, per_block: int, games_mode: bool) -> str:
+    """A header line saying why a run too small for intervals (``intervals.MIN_BLOCKS``) prints none."""
+    if blocks >= MIN_BLOCKS:
+        return ""
+    return "\n" + not_given(blocks, per_block, "games" if games_mode else "rounds")
+
+
 def load_strategies(strategies_file) -> None:
     """A command's strategies files (None, one path or several) loaded, in order."""
     registry.load_files(strategies_file)
@@ -189,7 +197,7 @@ def _run_work(work, seed: int, backend, count: Optional[int], precision: Optiona
         blocks = blocks_for(work, count)
         if blocks < floor:
             note(quiet, f"{count} {what} raised to {floor * work.rows} ({floor} blocks of {work.rows} seatings): "
-                        "an interval needs at least 2 deal blocks")
+                        "a variance needs at least 2 deal blocks")
             blocks = floor
         progress = Progress(blocks * n_strata, not quiet, label)
         try:
@@ -368,7 +376,8 @@ def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, g
     tally = _execute(plan, count, seed, threads, quiet)
     unit = "games" if games_mode else "rounds"
     header = (f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
-              f"(95% intervals){rules_line(spec, plan.cfg)}{values_line(plan)}")
+              f"(95% intervals){rules_line(spec, plan.cfg)}{values_line(plan)}"
+              f"{interval_note(tally.blocks, plan.rows, games_mode)}")
     return SimulateResult(result_table(plan, tally, seed), header,
                           {"seed": seed, unit: tally.blocks, "rules": spec.describe_config(plan.cfg)})
 
@@ -430,14 +439,17 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
                           ignore_index=True)
         head = (f"{spec.title}: seat effects, every seat playing the same strategy"
                 f"{values_at_counts(entries, sorted({w.n_players for w in works}))}")
-        return SeatTableResult(results, seats, f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
+        few = min(done, key=lambda d: d[0].blocks)[0].blocks
+        note_line = interval_note(few, max(w.rows for w in works), games_mode)
+        return SeatTableResult(results, seats, f"{head}{rules_line(spec, cfg)}\n{summary}{note_line}", run_info)
     work, (tally, info) = works[0], done[0]
     what = "games" if games_mode else "rounds"
     head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
             f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
             f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}{values_line(work)}")
     return CompareResult(results, paired_table(work, tally, seed, metrics), ranking_table(work, tally, seed, metrics),
-                         f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
+                         f"{head}{rules_line(spec, cfg)}\n{summary}{interval_note(tally.blocks, work.rows, games_mode)}",
+                         run_info)
 
 
 def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = None, rounds: Optional[int] = None,
@@ -555,7 +567,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     played = [with_values(base.strategy.name, fixed_values) + f" with {'/'.join(keys)} swept"]
     played += [with_values(lab, e.values()) for lab, e in zip(plan.unit_labels[1:], plan.entries[1:])]
     header = (f"{spec.title}, {players} players, sweep of {base.strategy.name}.{'/'.join(keys)}, seed {seed}"
-              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}")
+              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}{interval_note(n_blocks, plan.rows, games_mode)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,
                        {"seed": seed, "rules": spec.describe_config(cfg)})
 

@@ -37,13 +37,16 @@ from llama_sim.core import rng as R
 from llama_sim.core.engine import ROUND_METRICS
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.expert import OWN
+from llama_sim.core.intervals import MIN_BLOCKS, t_value
 from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
+from llama_sim.core.stats import wilson
 from llama_sim.run.simulate import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")
-Z = 1.959963984540054
+LEVEL = 0.95
+Z = 1.959963984540054  # a choice is an error when its loss is more than Z standard errors
 _SALT = 0x6A09E667F3BCC909  # the valuing streams' seeds differ from the games' (same seed)
 
 
@@ -141,18 +144,33 @@ def value_decisions(search, found: list[Decision], rollouts: int, base: int, see
     return out
 
 
-def _ratio(x: np.ndarray, d: np.ndarray) -> tuple[float, float, float]:
-    """Σx / Σd over rounds with its 95% interval (linearised; rounds independent)."""
+def _ratio(x: np.ndarray, d: np.ndarray, rate: bool = False) -> tuple[float, float, float]:
+    """Σx / Σd over rounds with its 95% interval (linearised; rounds independent, so the rounds
+    that hold a decision are the units and set the t quantile's degrees of freedom).
+
+    A point value gets ``est +- t se`` from ``MIN_BLOCKS`` such rounds on (no interval below). A
+    ``rate`` gets the Wilson interval on the effective number of decisions (``stats.estimate``'s
+    design effect; the plain count when the variance is 0 or the rate 0 or 1): inside [0, 1] and
+    never of zero width, however few the decisions."""
     r = len(x)
     total = d.sum()
     if total == 0:
         return float("nan"), float("nan"), float("nan")
     est = x.sum() / total
-    if r < 2:
+    units = int(np.count_nonzero(d))
+    if units < 2:
         return est, float("nan"), float("nan")
     resid = (x - est * d) / (total / r)
-    se = resid.std(ddof=1) / np.sqrt(r)
-    return est, est - Z * se, est + Z * se
+    var = resid.var(ddof=1) / r
+    q = t_value(LEVEL, units - 1)
+    if rate:
+        var0 = var * (r - 1) / r
+        n_eff = est * (1 - est) / var0 if var0 > 0 and 0 < est < 1 else float(total)
+        return (est, *wilson(est, n_eff, q))
+    if units < MIN_BLOCKS:
+        return est, float("nan"), float("nan")
+    se = np.sqrt(var)
+    return est, est - q * se, est + q * se
 
 
 @dataclass
@@ -234,7 +252,7 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
             np.add.at(per_round["count"], round_of[mask], 1)
             np.add.at(per_round["errors"], round_of[mask], graded[mask, 2])
             np.add.at(per_round["loss"], round_of[mask], graded[mask, 1])
-            values = {"error_rate": _ratio(per_round["errors"], per_round["count"]),
+            values = {"error_rate": _ratio(per_round["errors"], per_round["count"], rate=True),
                       "points_lost_per_decision": _ratio(per_round["loss"], per_round["count"]),
                       "points_lost_per_round": _ratio(per_round["loss"], np.full(n_rounds, players))}
             for metric in METRICS:

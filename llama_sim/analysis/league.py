@@ -48,6 +48,7 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
+from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value
 from llama_sim.analysis.compare import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
@@ -86,12 +87,21 @@ def lineup_seed(seed: int, players: int, index: int) -> int:
     return stratum_seed(seed, LEAGUE_SALT + 1000 * players + index)
 
 
-def combine(values, ses, metric: str, n: int, z: float) -> tuple[float, float, float, float]:
-    """Mean of independent estimates with its interval: (value, ci_low, ci_high, se)."""
+def t_over(ses, dfs) -> tuple[float, float]:
+    """(degrees of freedom, 95% quantile) of a sum of independent line-up estimates with standard errors
+    ``ses`` on ``dfs`` (Satterthwaite); the quantile is NaN below ``MIN_BLOCKS - 1`` degrees of freedom,
+    as for one tally below ``MIN_BLOCKS`` blocks."""
+    df = satterthwaite(np.asarray(ses, float) ** 2, list(dfs))
+    return df, (t_value(LEVEL, df) if df >= MIN_BLOCKS - 1 else math.nan)
+
+
+def combine(values, ses, dfs, metric: str, n: int) -> tuple[float, float, float, float]:
+    """Mean of independent estimates with its t interval: (value, ci_low, ci_high, se)."""
     values, ses = np.asarray(values, float), np.asarray(ses, float)
     value = float(values.mean())
     se = float(math.sqrt(np.sum(ses ** 2)) / len(values))
-    if math.isnan(value) or math.isnan(se):
+    _, z = t_over(ses, dfs)
+    if math.isnan(value) or math.isnan(se) or math.isnan(z):
         return value, math.nan, math.nan, se
     if metric in stats.POINT_METRICS:
         return value, value - z * se, value + z * se, se
@@ -191,12 +201,12 @@ def _lineup_rows(game, n, index, labels, seed_i, plays, work, tally, metrics_all
             rows.append({"game": game, "players": n, "lineup": index, "strategies": ", ".join(labels),
                          "lineup_seed": seed_i, "plays": plays, "deal_blocks": tally.blocks,
                          "deals": deals(work, tally), "strategy": label, "metric": m, "value": e.value,
-                         "ci_low": e.ci_low, "ci_high": e.ci_high, "se": e.se, "n": e.n})
+                         "ci_low": e.ci_low, "ci_high": e.ci_high, "se": e.se, "n": e.n, "df": e.df})
     return rows
 
 
 def _pair_diffs(work, tally, metrics) -> dict:
-    """(metric, label_a, label_b) -> (diff a - b, se) on this line-up's common deals."""
+    """(metric, label_a, label_b) -> (diff a - b, se, df) on this line-up's common deals."""
     out = {}
     labels = work.unit_labels
     for m in metrics:
@@ -204,7 +214,7 @@ def _pair_diffs(work, tally, metrics) -> dict:
             w = np.zeros(len(labels))
             w[a], w[b] = 1.0, -1.0
             e = stats.contrast(tally, m, w, LEVEL)
-            out[(m, labels[a], labels[b])] = (e.value, e.se)
+            out[(m, labels[a], labels[b])] = (e.value, e.se, e.df)
     return out
 
 
@@ -249,7 +259,6 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     cfg = spec.config(**game_options(**rule_options))
     metrics_all = stats.REPORTED["game" if games_mode else "round"]
     what = "games" if games_mode else "rounds"
-    z = stats.z_value(LEVEL)
     k = len(entries)
     # every line-up's design, size and seed, before anything runs (a bad count fails at once)
     plan = []  # (players, index, combo, design, blocks, seed, raised to 2 blocks)
@@ -285,7 +294,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
             infos.append({"players": n, "lineups": len(mine), what: plays, "seconds": round(seconds, 3),
                           f"{what}_per_second": round(plays / seconds) if seconds > 0 else None})
         backend_text = runner.describe()
-    per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS)
+    per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS + ["df"])
     results, ranking, paired = [], [], []
     for n in counts:
         rows_n = per_lineup[per_lineup.players == n]
@@ -293,7 +302,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         for label in labels:
             for m in metrics_all:
                 g = rows_n[(rows_n.strategy == label) & (rows_n.metric == m)]
-                v, lo, hi, se = combine(g["value"], g["se"], m, int(g["n"].sum()), z)
+                v, lo, hi, se = combine(g["value"], g["se"], g["df"], m, int(g["n"].sum()))
                 value_of[(label, m)] = (v, lo, hi, int(g["n"].sum()), g["lineup"].nunique())
                 results.append({"game": spec.name, "players": n, "strategy": label, "seat": pd.NA, "metric": m,
                                 "value": v, "ci_low": lo, "ci_high": hi, "n": int(g["n"].sum()), "seed": seed})
@@ -303,12 +312,13 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                 if nn == n and mm == m:
                     of_pair.setdefault(frozenset((x, y)), {})[i] = (x, y, *v)
             own = rows_n[rows_n.metric == m]
-            se_of = {label: dict(zip(g["lineup"], g["se"].to_numpy(float))) for label, g in own.groupby("strategy")}
+            se_of = {label: dict(zip(g["lineup"], zip(g["se"].to_numpy(float), g["df"].to_numpy(float))))
+                     for label, g in own.groupby("strategy")}
             pair_rows = []
             for a, b in itertools.combinations(labels, 2):
                 pair_rows.append({"game": spec.name, "players": n, "metric": m, "strategy_a": a, "strategy_b": b,
                                   **_pair(of_pair.get(frozenset((a, b)), {}), se_of.get(a, {}), se_of.get(b, {}), a, b,
-                                          value_of[(a, m)][0] - value_of[(b, m)][0], z),
+                                          value_of[(a, m)][0] - value_of[(b, m)][0]),
                                   "seed": seed})
             holm = stats.holm([r["p_value"] for r in pair_rows])
             for r, p in zip(pair_rows, holm):
@@ -343,29 +353,34 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
               f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
-    return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup, headline, header, run_info)
+    return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup[LINEUP_COLUMNS], headline, header,
+                        run_info)
 
 
-def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float, z: float) -> dict:
+def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float) -> dict:
     """The difference of two league values, ``diff = value_a - value_b``, and the head-to-head.
 
     Both league values are means over ``L`` line-ups (the same ``L`` for every strategy). In a
     line-up holding both, ``a``'s and ``b``'s values share the deals, so that line-up adds the
     variance of their paired difference; a line-up holding one of them adds that one's own
     variance: ``var(diff) = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``.
-    The head-to-head is the mean paired difference over the shared line-ups only."""
+    The head-to-head is the mean paired difference over the shared line-ups only. Quantiles and
+    p-values are Student t on the Satterthwaite degrees of freedom of these sums (``t_over``)."""
     # ``diffs``: the pair's paired differences, by line-up, each in its line-up's own order: turned into a - b;
-    # ``se_a``, ``se_b``: each one's standard error in each line-up that holds it
-    shared = {i: (dv if (x, y) == (a, b) else -dv, se, dl) for i, (x, y, dv, se, dl) in diffs.items()}
-    a_only = np.array([se for i, se in se_a.items() if i not in shared], float)
-    b_only = np.array([se for i, se in se_b.items() if i not in shared], float)
+    # ``se_a``, ``se_b``: each one's (standard error, degrees of freedom) in each line-up that holds it
+    shared = {i: (dv if (x, y) == (a, b) else -dv, se, df, dl) for i, (x, y, dv, se, df, dl) in diffs.items()}
+    parts = [(v[1], v[2]) for v in shared.values()] + [sd for i, sd in list(se_a.items()) + list(se_b.items())
+                                                      if i not in shared]
     n_lineups = len(se_a)
-    se = math.sqrt(sum(v[1] ** 2 for v in shared.values()) + np.sum(a_only ** 2) + np.sum(b_only ** 2)) / n_lineups
+    se = math.sqrt(sum(p[0] ** 2 for p in parts)) / n_lineups
+    df, z = t_over([p[0] for p in parts], [p[1] for p in parts])
     h2h = float(np.mean([v[0] for v in shared.values()]))
     h2h_se = math.sqrt(sum(v[1] ** 2 for v in shared.values())) / len(shared)
-    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se, "p_value": stats._p_value(diff, se),
-            "head_to_head": h2h, "h2h_ci_low": h2h - z * h2h_se, "h2h_ci_high": h2h + z * h2h_se,
-            "lineups_both": len(shared), "deals_both": int(sum(v[2] for v in shared.values()))}
+    h2h_z = t_over([v[1] for v in shared.values()], [v[2] for v in shared.values()])[1]
+    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se,
+            "p_value": math.nan if math.isnan(z) else t_p_value(diff, se, df),
+            "head_to_head": h2h, "h2h_ci_low": h2h - h2h_z * h2h_se, "h2h_ci_high": h2h + h2h_z * h2h_se,
+            "lineups_both": len(shared), "deals_both": int(sum(v[3] for v in shared.values()))}
 
 
 def _strongest(game: str, ranking: pd.DataFrame, paired: pd.DataFrame, metric: str, seed: int) -> pd.DataFrame:

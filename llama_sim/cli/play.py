@@ -13,7 +13,7 @@ import typer
 
 from llama_sim.cli.app import (
     TERMINAL_WIDTH, FormatOpt, ForceOpt, OutOpt, PlotOpt,
-    aligned, app, check_plot, declared, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
+    aligned, app, check_plot, ci_cell, declared, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
 )
 from llama_sim.core.commands import COMMANDS
 from llama_sim.core.errors import UsageError
@@ -75,11 +75,10 @@ def _readable_paired(df: pd.DataFrame) -> str:
     rows = [(["players"] if league else []) + head + (["head-to-head where both play"] if league else [])]
     for r in df.itertuples():
         verdict = f"{r.better} better" if r.better else ("different" if r.p_holm < 0.05 else "cannot separate")
-        extra = ([f"{num(r.head_to_head, sign=True)} [{num(r.h2h_ci_low, sign=True)}, "
-                  f"{num(r.h2h_ci_high, sign=True)}]"] if league else [])
+        extra = ([ci_cell(r.head_to_head, r.h2h_ci_low, r.h2h_ci_high, sign=True)] if league else [])
         rows.append(([str(r.players)] if league else []) + [
             r.metric, r.strategy_a, r.strategy_b,
-            f"{num(r.diff, sign=True)} [{num(r.ci_low, sign=True)}, {num(r.ci_high, sign=True)}]",
+            ci_cell(r.diff, r.ci_low, r.ci_high, sign=True),
             pval(r.p_holm), verdict] + extra)
     return aligned(rows, keep=4 if league else 3)
 
@@ -92,7 +91,7 @@ def _readable_ranking(df: pd.DataFrame) -> str:
         order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
         rows = [["rank", "strategy", f"{metric} ({order} is better)", "cannot be separated from"]]
         for r in group.itertuples():
-            rows.append([str(r.rank), r.strategy, f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]",
+            rows.append([str(r.rank), r.strategy, ci_cell(r.value, r.ci_low, r.ci_high),
                          r.indistinguishable_from or "-"])
         parts.append(aligned(rows, keep=2))
     return "\n\n".join(parts)
@@ -111,9 +110,8 @@ def _readable_seats(df: pd.DataFrame) -> str:
             by = {r.metric: r for r in g.itertuples()}
             for m in metrics:
                 r = by[m]
-                cells.append(f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]")
-                cells.append(f"{num(r.vs_mean, sign=True)} [{num(r.vs_mean_ci_low, sign=True)}, "
-                             f"{num(r.vs_mean_ci_high, sign=True)}]" + (" *" if r.p_holm < 0.05 else ""))
+                cells.append(ci_cell(r.value, r.ci_low, r.ci_high))
+                cells.append(ci_cell(r.vs_mean, r.vs_mean_ci_low, r.vs_mean_ci_high, sign=True) + (" *" if r.p_holm < 0.05 else ""))
             rows.append(cells)
         parts.append(f"{n} players, every seat {strategy} ({int(group['deals'].iloc[0])} deals):\n"
                      + aligned(rows, together=2))

@@ -123,7 +123,9 @@ def readable(df: pd.DataFrame) -> str:
         by_metric = {row.metric: row for row in group.itertuples()}
         for m in metrics:
             r = by_metric.get(m)
-            cells.append("-" if r is None else f"{_fmt(r.value, m)} [{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]")
+            cells.append("-" if r is None else f"{_fmt(r.value, m)} " + (
+                "[n/a]" if _fmt(r.ci_low, m) == _fmt(r.ci_high, m) == "-" else
+                f"[{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]"))
         # n of the games count when there is one (win_rate), else of the first metric
         n_row = by_metric.get("win_rate") or next(iter(by_metric.values()))
         cells.append(str(int(n_row.n)))
