@@ -41,7 +41,7 @@ from llama_sim.core.intervals import MIN_BLOCKS, t_value
 from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
-from llama_sim.core.stats import wilson
+from llama_sim.core.intervals import wilson
 from llama_sim.run.simulate import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")

@@ -49,6 +49,7 @@ import pandas as pd
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
 from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value
+from llama_sim.analysis.ratings import CHECK_COLUMNS, RATING_COLUMNS, groups_of, held_out_text, ratings_tables
 from llama_sim.analysis.compare import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
@@ -126,7 +127,9 @@ class LeagueResult:
     contract layout, seat empty), ``paired`` (every pair's difference of league values, paired in
     the line-ups that hold both, and its head-to-head over those line-ups only),
     ``ranking`` (best first per compared metric), ``strongest`` (the best strategy and its edge over
-    the runner-up, with a sentence) and ``lineups`` (every line-up's own values, seed and size)."""
+    the runner-up, with a sentence), ``lineups`` (every line-up's own values, seed and size) and, from
+    full games, ``ratings`` (one rating per strategy and count, ``analysis.ratings``) with
+    ``rating_check`` (each line-up's win rates predicted from the other line-ups' games)."""
 
     results: pd.DataFrame
     paired: pd.DataFrame
@@ -136,8 +139,10 @@ class LeagueResult:
     headline: str  # the metric that picks the strongest strategy (win_rate with games)
     header: str
     run: dict = field(default_factory=dict)
+    ratings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RATING_COLUMNS))
+    rating_check: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CHECK_COLUMNS))
 
-    tables = ("results", "paired", "ranking", "strongest", "lineups")
+    tables = ("results", "paired", "ranking", "strongest", "lineups", "ratings")
 
     @property
     def sentences(self) -> list[str]:
@@ -269,7 +274,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
             work = comparison_design(spec, n, [entries[j] for j in combo], games_mode, cfg)
             needed = blocks_for(work, per_lineup)
             plan.append((n, i, combo, work, max(2, needed), lineup_seed(seed, n, i), needed < 2))
-    lineup_rows, diffs, infos = [], {}, []
+    lineup_rows, diffs, infos, groups, lineup_names = [], {}, [], {}, {}
     with make_backend(backend, threads, scheduler, workers) as runner:
         for n in counts:
             mine = [p for p in plan if p[0] == n]
@@ -288,6 +293,9 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                                                 metrics_all)
                     for key, v in _pair_diffs(work, tally, compared).items():
                         diffs[(n, i) + key] = (*v, deals(work, tally))
+                    if games_mode:  # the ratings' games (``analysis.ratings``)
+                        groups.setdefault(n, []).extend(groups_of(work, tally, list(combo), i))
+                        lineup_names[(n, i)] = ", ".join(names)
             finally:
                 progress.close()
             seconds = time.perf_counter() - start
@@ -352,9 +360,14 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
               f"{'full games to 40' if games_mode else 'single rounds'} (mean over line-ups, 95% CI)\n"
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
               f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
-    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
+    fitted = [ratings_tables(spec.name, n, labels, groups[n], {i: lineup_names[(n, i)] for nn, i in lineup_names
+                                                               if nn == n}, seed) for n in groups]
+    rating_df = pd.concat([f[0] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=RATING_COLUMNS)
+    check_df = pd.concat([f[1] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=CHECK_COLUMNS)
+    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos,
+                "held_out": held_out_text(check_df) if fitted else None}
     return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup[LINEUP_COLUMNS], headline, header,
-                        run_info)
+                        run_info, rating_df, check_df)
 
 
 def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float) -> dict:

@@ -59,6 +59,16 @@ def satterthwaite(parts, df_each) -> float:
     return total * total / spread
 
 
+def wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson score interval for proportion ``p`` from ``n`` (possibly effective) trials."""
+    if not n > 0 or math.isnan(p):
+        return math.nan, math.nan
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z * math.sqrt(max(p * (1 - p) / n + z2n / (4 * n), 0.0)) / (1 + z2n)
+    return max(centre - half, 0.0), min(centre + half, 1.0)  # (rounding would leave 0 or 1 by 1e-17)
+
+
 def not_given(blocks: int, per_block: int, what: str) -> str:
     """The note shown instead of intervals from fewer than ``MIN_BLOCKS`` blocks."""
     return (f"95% intervals: n/a (only {blocks} deal block{'s' if blocks != 1 else ''}; need >= {MIN_BLOCKS}"

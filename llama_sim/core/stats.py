@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from statistics import NormalDist
 
-from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value
+from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value, wilson  # noqa: F401
 
 ROUND_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit")
 GAME_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
@@ -149,9 +149,7 @@ class Tally:
                      self.blocks + other.blocks, self.s1 + other.s1, self.s2 + other.s2)
 
     def __add__(self, other):
-        if not isinstance(other, Tally):
-            return NotImplemented
-        return self.merge(other)
+        return self.merge(other) if isinstance(other, Tally) else NotImplemented
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tally):
@@ -232,9 +230,7 @@ class Stratified:
         return Stratified(tuple(a.merge(b) for a, b in zip(self.strata, other.strata)))
 
     def __add__(self, other):
-        if not isinstance(other, Stratified):
-            return NotImplemented
-        return self.merge(other)
+        return self.merge(other) if isinstance(other, Stratified) else NotImplemented
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Stratified):
@@ -287,16 +283,6 @@ def block_covariance(tally: Tally | Stratified) -> np.ndarray | None:
     return (centred / (b * (b - 1))).astype(float)
 
 
-def wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson score interval for proportion ``p`` from ``n`` (possibly effective) trials."""
-    if not n > 0 or math.isnan(p):
-        return math.nan, math.nan
-    z2n = z * z / n
-    centre = (p + z2n / 2) / (1 + z2n)
-    half = z * math.sqrt(max(p * (1 - p) / n + z2n / (4 * n), 0.0)) / (1 + z2n)
-    return centre - half, centre + half
-
-
 def _check_metric(tally: Tally, metric: str) -> tuple[str, str | None, int]:
     specs = _SPECS[tally.mode]
     if metric not in specs:
@@ -334,9 +320,9 @@ def _linearise(tally: Tally, metric: str, unit: int) -> tuple[float, np.ndarray,
 
 
 class _Spread:
-    """The block covariance of a tally (summed over strata) and, per stratum, its own: a contrast's
-    variance comes from the sum, its degrees of freedom from the parts (``satterthwaite``). Fewer
-    than ``MIN_BLOCKS`` blocks give no quantile (``t``), hence no interval and no p-value."""
+    """A tally's block covariance (summed over strata) and each stratum's: a contrast's variance comes
+    from the sum, its degrees of freedom from the parts (``satterthwaite``); below ``MIN_BLOCKS`` blocks
+    there is no quantile (``t``), hence no interval and no p-value."""
 
     def __init__(self, tally: Tally | Stratified):
         self.blocks = tally.blocks
