@@ -11,7 +11,9 @@ Fit: Hunter's (2004) MM algorithm, ``gamma_i <- W_i / sum_c G_c m_ci / sum_j m_c
 groups ``c`` of games with the same seats (a stratum of a line-up). Each strategy also gets half a
 win in one virtual two-player game against strength 1: it keeps a strategy that never wins finite
 and anchors the scale (its weight is one game against the thousands a league plays). Ratings are
-reported centred (mean 0 over the strategies).
+reported centred: their mean, weighted by how much the games tell about each (the diagonal of the
+information matrix), is 0, so a strategy that hardly ever wins, whose rating is known only roughly,
+does not drag every other rating's interval wide.
 
 Intervals over deal blocks: the fitted ratings solve the score equations
 ``sum_c (W_c - G_c p_c(theta)) + prior = 0``, which are linear in the win totals ``W_c``; so
@@ -108,10 +110,12 @@ def information(theta: np.ndarray, groups: list[Group]) -> np.ndarray:
 
 def ratings(groups: list[Group], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(centred ratings, standard errors, degrees of freedom) of ``k`` strategies; NaN standard
-    errors when a group has fewer than 2 blocks."""
+    errors when a group has fewer than 2 blocks. Differences of ratings do not depend on the centring."""
     theta = fit(groups, k)
-    centre = np.eye(k) - 1.0 / k
-    inverse = np.linalg.inv(information(theta, groups))
+    info = information(theta, groups)
+    weight = np.diag(info) / np.trace(info)
+    centre = np.eye(k) - np.outer(np.ones(k), weight)
+    inverse = np.linalg.inv(info)
     a = centre @ inverse
     parts = np.zeros((len(groups), k))
     for c, g in enumerate(groups):
@@ -122,9 +126,11 @@ def ratings(groups: list[Group], k: int) -> tuple[np.ndarray, np.ndarray, np.nda
         parts[c] = g.blocks * np.einsum("iu,uv,iv->i", sub, g.cov, sub)
     # never below the model's own variance: a strategy that never (or always) wins has block-to-block
     # variance 0, yet its rating is known only up to the few wins it could have had
-    var = np.maximum(parts.sum(axis=0), np.diag(a @ centre.T))
-    df = np.array([satterthwaite(parts[:, i], [g.blocks - 1 for g in groups]) if not np.isnan(var[i]) else math.nan
-                   for i in range(k)])
+    sandwich, own = parts.sum(axis=0), np.diag(a @ centre.T)
+    var = np.maximum(sandwich, own)
+    # the model's variance is not estimated from blocks: where it is the larger, no small-sample correction
+    df = np.array([math.nan if np.isnan(var[i]) else math.inf if own[i] > sandwich[i] else
+                   satterthwaite(parts[:, i], [g.blocks - 1 for g in groups]) for i in range(k)])
     return centre @ theta, np.sqrt(var), df
 
 
