@@ -19,14 +19,16 @@ Statistics. A strategy's league value is the plain mean of its value in the ``L`
 plays (each line-up weighs the same: the expected result against a uniformly drawn set of
 ``N - 1`` distinct opponents). Line-ups are independent, so the variance of the mean is
 ``sum_i se_i^2 / L^2``, ``se_i`` the delta-method standard error of the line-up's own value
-(over its deal blocks). Interval: ``mean +- 1.96 se`` for points metrics; for rates the
-design-effect Wilson interval that ``compare`` uses, with ``n_eff = p (1 - p) / se^2``.
+(over its deal blocks). Interval: ``mean +- t se`` for points metrics; for rates the
+design-effect Wilson interval that ``compare`` uses, with ``n_eff = p (1 - p) / se^2``; ``t`` is
+the Student quantile on the Satterthwaite degrees of freedom of the sum of the line-ups' variances
+(each on its own, ``stats.estimate``'s), and below 4 of them there is no interval (``t_over``).
 The difference of two strategies (``paired``: ``diff = value_a - value_b``, so it agrees with the
 ranking) combines its variance line-up by line-up: a line-up that holds both contributes the
 variance of their *paired* difference on its common deals (seat and deal luck cancel), a
 line-up that holds only one contributes that one's own variance, and independent line-ups add:
-``var = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``. Normal
-interval; p-values Holm-adjusted over the pairs of one metric and player count; the ranking's
+``var = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``. t
+interval (as above); p-values Holm-adjusted over the pairs of one metric and player count; the ranking's
 ``indistinguishable_from`` lists the strategies whose adjusted p is at least 0.05. ``paired`` also
 gives the head-to-head: the mean paired difference over the ``C(K-2, N-2)`` line-ups holding both
 only (variance ``sum se^2 / m^2``), the edge under exactly the same opponents. ``strongest`` holds,

@@ -67,7 +67,8 @@ def held_out_text(check: pd.DataFrame) -> str:
         mae = float(np.mean(np.abs(g.predicted - g.observed)))
         base = float(np.mean(np.abs(g.equal_share - g.observed)))
         # what the observed rates' own sampling noise alone gives: E|N(0, p(1-p)/games)| (games independent)
-        noise = float(np.mean(np.sqrt(g.predicted * (1 - g.predicted) / g.games * 2 / np.pi)))
+        p, games = g.predicted.to_numpy(float), g.games.to_numpy(float)
+        noise = float(np.mean(np.sqrt(p * (1 - p) / games * 2 / np.pi)))
         lines.append(f"{n} players: each of {g.lineup.nunique()} line-ups predicted from the others: mean absolute "
                      f"error of the win rate {mae:.4f} (sampling noise alone ~{noise:.4f}; equal shares: {base:.4f})")
     return "\n".join(lines) if lines else "(held-out check: needs at least 3 line-ups at a player count)"

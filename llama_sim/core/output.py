@@ -98,6 +98,8 @@ def to_json(df: pd.DataFrame) -> str:
 def ci_text(value: float, low: float, high: float, digits: int = 4, sign: bool = False) -> str:
     """``value [low, high]`` with ``digits`` decimals (``sign``: always a sign), as reports print estimates."""
     f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    if math.isnan(low) and math.isnan(high):  # the run was too small for an interval
+        return f"{f.format(value)} [n/a]"
     return f"{f.format(value)} [{f.format(low)}, {f.format(high)}]"
 
 

@@ -10,7 +10,8 @@ Blocks, not seats, are the independent units: the seats of one deal share the ca
 every variance here is a variance *over blocks*.  Each reported number is a ratio of block
 totals ``R = sum X / sum Y``; its variance comes from the delta method,
 ``var(R) ~= var_b(X_b - R Y_b) / (B * Ybar^2)`` with the sample (B-1) variance, computed
-from ``s1``/``s2`` alone through the exact block covariance matrix.
+from ``s1``/``s2`` alone through the exact block covariance matrix.  Intervals and p-values
+take Student t on the design's degrees of freedom, none below ``MIN_BLOCKS`` (``intervals``).
 """
 
 from __future__ import annotations
