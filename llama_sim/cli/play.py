@@ -219,8 +219,9 @@ def compare(
     rotations share one deal per block (each strategy plays every seat of
     that deal), and each rotation class draws its own deals. A deal block
     (one block of every class) is the unit of analysis: all 95% intervals are
-    computed over deal blocks (at least 2). Two copies of a strategy have
-    the same expected result; no strategy keeps a seat or a neighbour.
+    computed over deal blocks (Student t; none from fewer than 5). Two
+    copies of a strategy have the same expected result; no strategy keeps a
+    seat or a neighbour.
 
     \b
     Tables (--view; --format table prints all three, or seats, by default):
