@@ -101,13 +101,15 @@ def test_league_means_over_few_line_ups_cover_at_the_stated_rate():
     for _ in range(400):
         blocks = rng.normal(0.0, [[1.0], [2.0], [1.5], [1.0]], size=(4, 3))
         values, ses = blocks.mean(axis=1), blocks.std(axis=1, ddof=1) / math.sqrt(3)
-        v, lo, hi, _ = combine(values, ses, [2, 2, 2, 2], "penalty_per_round", 12)
+        v, lo, hi, _ = combine(values, ses, [2, 2, 2, 2], [3, 3, 3, 3], "penalty_per_round", 12)
         if math.isnan(lo):
             continue
         total += 1
         misses += not lo <= 0 <= hi
     assert total > 250 and not too_often(misses, total)
-    assert math.isnan(t_over([1.0, 0.0], [2, 2])[1])  # one line-up of 3 blocks: 2 degrees of freedom
+    assert math.isnan(t_over([1.0, 0.0], [2, 2], [3, 3])[1])  # one line-up of 3 blocks dominates: 2 degrees
+    assert math.isnan(t_over([1.0], [12.0], [4])[1])  # 12 degrees of freedom over strata, but 4 blocks in all
+    assert t_over([1.0], [12.0], [5])[1] == pytest.approx(t_value(0.95, 12))
 
 
 def test_grade_error_rate_is_inside_0_1_never_zero_width_and_covers():

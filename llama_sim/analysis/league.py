@@ -55,7 +55,7 @@ from llama_sim.analysis.ratings import CHECK_COLUMNS, RATING_COLUMNS, groups_of,
 from llama_sim.analysis.compare import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
-from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH
+from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH, ci_text
 from llama_sim.core.words import est, metric_words
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
@@ -90,20 +90,21 @@ def lineup_seed(seed: int, players: int, index: int) -> int:
     return stratum_seed(seed, LEAGUE_SALT + 1000 * players + index)
 
 
-def t_over(ses, dfs) -> tuple[float, float]:
+def t_over(ses, dfs, blocks) -> tuple[float, float]:
     """(degrees of freedom, 95% quantile) of a sum of independent line-up estimates with standard errors
-    ``ses`` on ``dfs`` (Satterthwaite); the quantile is NaN below ``MIN_BLOCKS - 1`` degrees of freedom,
-    as for one tally below ``MIN_BLOCKS`` blocks."""
+    ``ses`` on ``dfs`` (Satterthwaite) from ``blocks`` deal blocks each. As for one compare, no quantile
+    (NaN) from fewer than ``MIN_BLOCKS`` blocks in all or fewer than ``MIN_BLOCKS - 1`` degrees of freedom."""
     df = satterthwaite(np.asarray(ses, float) ** 2, list(dfs))
-    return df, (t_value(LEVEL, df) if df >= MIN_BLOCKS - 1 else math.nan)
+    enough = sum(blocks) >= MIN_BLOCKS and df >= MIN_BLOCKS - 1
+    return df, (t_value(LEVEL, df) if enough else math.nan)
 
 
-def combine(values, ses, dfs, metric: str, n: int) -> tuple[float, float, float, float]:
+def combine(values, ses, dfs, blocks, metric: str, n: int) -> tuple[float, float, float, float]:
     """Mean of independent estimates with its t interval: (value, ci_low, ci_high, se)."""
     values, ses = np.asarray(values, float), np.asarray(ses, float)
     value = float(values.mean())
     se = float(math.sqrt(np.sum(ses ** 2)) / len(values))
-    _, z = t_over(ses, dfs)
+    _, z = t_over(ses, dfs, blocks)
     if math.isnan(value) or math.isnan(se) or math.isnan(z):
         return value, math.nan, math.nan, se
     if metric in stats.POINT_METRICS:
@@ -176,7 +177,7 @@ class LeagueResult:
         for (n, metric), g in self.ranking.groupby(["players", "metric"], sort=False):
             order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
             lines += ["", f"{n} players, {metric} ({order} is better; mean over line-ups, 95% CI):"]
-            cells = [[f"{r.rank:>2}", r.strategy, f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+            cells = [[f"{r.rank:>2}", r.strategy, ci_text(r.value, r.ci_low, r.ci_high),
                       f"{r.lineups} line-up{'s' if r.lineups > 1 else ''}", r.indistinguishable_from]
                      for r in g.itertuples()]
             widths = [max(len(c[i]) for c in cells) for i in range(4)]
@@ -294,7 +295,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                     lineup_rows += _lineup_rows(spec.name, n, i, names, seed_i, blocks * work.rows, work, tally,
                                                 metrics_all)
                     for key, v in _pair_diffs(work, tally, compared).items():
-                        diffs[(n, i) + key] = (*v, deals(work, tally))
+                        diffs[(n, i) + key] = (*v, deals(work, tally), tally.blocks)
                     if games_mode:  # the ratings' games (``analysis.ratings``)
                         groups.setdefault(n, []).extend(groups_of(work, tally, list(combo), i))
                         lineup_names[(n, i)] = ", ".join(names)
@@ -312,7 +313,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         for label in labels:
             for m in metrics_all:
                 g = rows_n[(rows_n.strategy == label) & (rows_n.metric == m)]
-                v, lo, hi, se = combine(g["value"], g["se"], g["df"], m, int(g["n"].sum()))
+                v, lo, hi, se = combine(g["value"], g["se"], g["df"], g["deal_blocks"], m, int(g["n"].sum()))
                 value_of[(label, m)] = (v, lo, hi, int(g["n"].sum()), g["lineup"].nunique())
                 results.append({"game": spec.name, "players": n, "strategy": label, "seat": pd.NA, "metric": m,
                                 "value": v, "ci_low": lo, "ci_high": hi, "n": int(g["n"].sum()), "seed": seed})
@@ -322,7 +323,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                 if nn == n and mm == m:
                     of_pair.setdefault(frozenset((x, y)), {})[i] = (x, y, *v)
             own = rows_n[rows_n.metric == m]
-            se_of = {label: dict(zip(g["lineup"], zip(g["se"].to_numpy(float), g["df"].to_numpy(float))))
+            se_of = {label: dict(zip(g["lineup"], zip(g["se"].to_numpy(float), g["df"].to_numpy(float), g["deal_blocks"])))
                      for label, g in own.groupby("strategy")}
             pair_rows = []
             for a, b in itertools.combinations(labels, 2):
@@ -362,6 +363,9 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
               f"{'full games to 40' if games_mode else 'single rounds'} (mean over line-ups, 95% CI)\n"
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
               f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
+    if (results_df.ci_low.isna() & results_df.value.notna()).any():
+        header += (f"\n95% intervals: n/a where the line-ups' deal blocks give fewer than {MIN_BLOCKS - 1} degrees "
+                   f"of freedom — use more --{what}")
     fitted = [ratings_tables(spec.name, n, labels, groups[n], {i: lineup_names[(n, i)] for nn, i in lineup_names
                                                                if nn == n}, seed) for n in groups]
     rating_df = pd.concat([f[0] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=RATING_COLUMNS)
@@ -382,16 +386,16 @@ def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float) -> d
     The head-to-head is the mean paired difference over the shared line-ups only. Quantiles and
     p-values are Student t on the Satterthwaite degrees of freedom of these sums (``t_over``)."""
     # ``diffs``: the pair's paired differences, by line-up, each in its line-up's own order: turned into a - b;
-    # ``se_a``, ``se_b``: each one's (standard error, degrees of freedom) in each line-up that holds it
-    shared = {i: (dv if (x, y) == (a, b) else -dv, se, df, dl) for i, (x, y, dv, se, df, dl) in diffs.items()}
-    parts = [(v[1], v[2]) for v in shared.values()] + [sd for i, sd in list(se_a.items()) + list(se_b.items())
-                                                      if i not in shared]
+    # ``se_a``, ``se_b``: each one's (standard error, degrees of freedom, blocks) in each line-up that holds it
+    shared = {i: (dv if (x, y) == (a, b) else -dv, se, df, dl, bl) for i, (x, y, dv, se, df, dl, bl) in diffs.items()}
+    parts = [(v[1], v[2], v[4]) for v in shared.values()] + [
+        sd for i, sd in list(se_a.items()) + list(se_b.items()) if i not in shared]
     n_lineups = len(se_a)
     se = math.sqrt(sum(p[0] ** 2 for p in parts)) / n_lineups
-    df, z = t_over([p[0] for p in parts], [p[1] for p in parts])
+    df, z = t_over(*zip(*parts))
     h2h = float(np.mean([v[0] for v in shared.values()]))
     h2h_se = math.sqrt(sum(v[1] ** 2 for v in shared.values())) / len(shared)
-    h2h_z = t_over([v[1] for v in shared.values()], [v[2] for v in shared.values()])[1]
+    h2h_z = t_over(*zip(*[(v[1], v[2], v[4]) for v in shared.values()]))[1]
     return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se,
             "p_value": math.nan if math.isnan(z) else t_p_value(diff, se, df),
             "head_to_head": h2h, "h2h_ci_low": h2h - h2h_z * h2h_se, "h2h_ci_high": h2h + h2h_z * h2h_se,
