@@ -22,7 +22,7 @@ from llama_sim.core.commands import (  # noqa: F401  (callers take the limits fr
 from llama_sim.core.errors import UsageError
 from llama_sim.core.intervals import MIN_BLOCKS, not_given
 from llama_sim.core.ruleset import get_game, solvable_names
-from llama_sim.core.output import RESULT_COLUMNS
+from llama_sim.core.output import RESULT_COLUMNS, ci_text
 from llama_sim.run.backends import run
 from llama_sim.run.simulate import Plan, blocks_for, check_plays, comparison_design, seat_plan, sweep_design
 
@@ -329,8 +329,8 @@ class SweepResult:
         for r in s.itertuples():
             values = "  ".join(f"{getattr(r, c):>10g}" for c in ("param_value", "param2_value")[:len(keys)])
             mark = "  <- best" if r.best else ("  ~ best" if r.near_best else "")
-            lines.append(f"{values}  {r.value:8.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]  "
-                         f"{r.diff:+.4f} [{r.diff_ci_low:+.4f}, {r.diff_ci_high:+.4f}]{mark}")
+            value, diff = ci_text(r.value, r.ci_low, r.ci_high), ci_text(r.diff, r.diff_ci_low, r.diff_ci_high, sign=True)
+            lines.append(f"{values}  {value:>26}  {diff}{mark}")
         lines.append("~ best: the paired 95% interval of its difference to the best value covers 0 "
                      "(the data cannot separate them)")
         return "\n".join(lines)
