@@ -11,7 +11,8 @@ Cases (truth in brackets):
 * league: threshold:quit_at=2, threshold:quit_at=2.5 (the same play: penalties are whole numbers),
   greedy and smart at 3 players, the league difference and head-to-head of the two copies [0];
 * grade: its error-rate interval on clustered decisions with a known rate (the function grade uses);
-* advise: its stop rule and printed intervals on roll-outs with a known mean (the functions advise uses).
+* advise: its stop rule and printed intervals on roll-outs with a known mean (the functions advise uses),
+  and on a real position against a 400,000-roll-out value ("position").
 
 For each size: the miss rate of the interval as the tool now prints it ("t"), the normal interval it
 printed before ("normal", same standard error with 1.96), and how many replications printed no
@@ -182,8 +183,25 @@ def case_advise(reps, seed):
         print(c_val.row("advise value", size), flush=True)
 
 
+def case_advise_position(reps, seed):
+    """A real position (the L.A.M.A. example: draw or quit): the drawing value's printed interval at
+    the default stop, against the value from 400,000 roll-outs (its own standard error ~0.01)."""
+    import llama_sim
+
+    where = dict(hand="2 2 6 L", top="4", hand_sizes="3,5,1", pile=20)
+    truth_run = llama_sim.advise("lama", **where, rollouts=400_000, seed=10**6)
+    pick = lambda r: r.table[(r.table.action == "draw") & (r.table.metric == "penalty_per_round")].iloc[0]  # noqa: E731
+    truth = pick(truth_run).value
+    z = stats.z_value(1 - 0.05 / advise_mod.looks(advise_mod.DEFAULT_MAX_ROLLOUTS, advise_mod.FIRST_BATCH))
+    c = Count()
+    for s in range(seed, seed + reps):
+        row = pick(llama_sim.advise("lama", **where, seed=s))
+        c.add(row.value, row.ci_low, row.ci_high, (row.ci_high - row.ci_low) / (2 * z), truth)
+    print(c.row("advise lama example, draw value", f"default stop ({int(row.n)})"), flush=True)
+
+
 CASES = {"simulate": case_simulate, "compare": case_compare_rounds, "games": case_compare_games,
-         "league": case_league, "grade": case_grade, "advise": case_advise}
+         "league": case_league, "grade": case_grade, "advise": case_advise, "position": case_advise_position}
 
 
 def main():
@@ -196,7 +214,7 @@ def main():
           f"no interval below {MIN_BLOCKS} deal blocks")
     for name in args.only.split(","):
         start = time.process_time()
-        reps = max(args.reps // 10, 20) if name == "league" else args.reps
+        reps = max(args.reps // 10, 20) if name in ("league", "position") else args.reps
         CASES[name](reps, args.seed)
         print(f"  ({name}: {time.process_time() - start:.0f} s CPU)", flush=True)
 
