@@ -238,7 +238,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     edge of one strategy over another the mean paired difference over the line-ups holding both;
     see ``llama_sim.league`` for the design and the statistics. ``llamasim compare --league``.
     Returns a ``LeagueResult`` (``results``, ``paired``, ``ranking``, ``strongest``, ``lineups``,
-    ``conclusion``, ``plot()``)."""
+    with games ``ratings`` and ``rating_check`` (``analysis.ratings``), ``conclusion``, ``plot()``)."""
     spec = get_game(game)
     load_strategies(strategies_file)
     check_seed(seed)
