@@ -13,9 +13,11 @@ import llama_sim
 from llama_sim.core.words import est
 from llama_sim.analysis.league import lineup_seed, lineups
 from llama_sim.run.designs import seating_classes
-from llama_sim.core.stats import z_value
+from llama_sim.core.intervals import satterthwaite, t_value
 
-Z = z_value(0.95)
+# Each line-up here is a 2-player compare of 200 plays: 100 deal blocks, so its intervals use Student t on
+# 99 degrees of freedom; a league value adds two such estimates (Satterthwaite degrees of freedom).
+Z = t_value(0.95, 99)
 THREE = ["smart", "greedy", "threshold"]
 
 
@@ -74,9 +76,11 @@ def test_a_two_player_league_is_the_mean_of_its_compares(two_player_league):
             got = league.results[(league.results.strategy == s) & (league.results.metric == metric)].iloc[0]
             assert got.value == np.mean([r.value for r in refs])
             assert got.n == sum(r.n for r in refs)
-            if metric != "win_rate":  # points metrics: mean +- z se, se from each compare's own interval
-                se = math.sqrt(sum(((r.ci_high - r.ci_low) / (2 * Z)) ** 2 for r in refs)) / 2
-                assert got.ci_high - got.ci_low == pytest.approx(2 * Z * se, rel=1e-9)
+            if metric != "win_rate":  # points metrics: mean +- t se, se from each compare's own interval
+                ses = [(r.ci_high - r.ci_low) / (2 * Z) for r in refs]
+                se = math.sqrt(sum(x ** 2 for x in ses)) / 2
+                t = t_value(0.95, satterthwaite([x ** 2 for x in ses], 99))
+                assert got.ci_high - got.ci_low == pytest.approx(2 * t * se, rel=1e-9)
                 assert (got.ci_low + got.ci_high) / 2 == pytest.approx(got.value, rel=1e-12)
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm
+from scipy.stats import t as student
 
 from llama_sim.core.stats import (
     GAME_METRICS, ROUND_METRICS, Estimate, Tally, block_covariance, estimate, holm, max_half_width, paired,
@@ -14,6 +14,11 @@ from llama_sim.core.stats import (
 )
 
 Z95 = 1.959963984540054
+
+
+def T95(blocks):
+    """The 95% quantile an interval from ``blocks`` blocks uses: Student t on blocks - 1 degrees of freedom."""
+    return student.ppf(0.975, blocks - 1)
 
 # The spec, written out independently of the module:
 # reported metric -> (numerator raw, denominator raw or None, constant scale, kind)
@@ -201,7 +206,7 @@ def test_summarise_matches_per_block_reference(mode):
     assert list(table["metric"][:len(ref)]) == list(ref)
     for row in table.itertuples():
         r, var, var0, _, n, kind = ref_linear(raw, apps, ref, row.metric, row.unit)
-        lo, hi = ref_interval(r, var, var0, n, kind)
+        lo, hi = ref_interval(r, var, var0, n, kind, z=T95(500))
         assert row.value == pytest.approx(r, rel=1e-12)
         assert row.ci_low == pytest.approx(lo, rel=1e-9)
         assert row.ci_high == pytest.approx(hi, rel=1e-9)
@@ -263,11 +268,11 @@ def test_paired_matches_per_block_reference(mode):
             diff = ra - rb
             assert row.metric == metric and row.n_blocks == b
             assert row.diff == pytest.approx(diff, rel=1e-12, abs=1e-15)
-            assert row.ci_low == pytest.approx(diff - Z95 * se, rel=1e-9)
-            assert row.ci_high == pytest.approx(diff + Z95 * se, rel=1e-9)
-            assert row.unpaired_ci_low == pytest.approx(diff - Z95 * se_u, rel=1e-9)
-            assert row.unpaired_ci_high == pytest.approx(diff + Z95 * se_u, rel=1e-9)
-            assert row.p_value == pytest.approx(2 * norm.sf(abs(diff) / se), rel=1e-7, abs=1e-300)
+            assert row.ci_low == pytest.approx(diff - T95(b) * se, rel=1e-9)
+            assert row.ci_high == pytest.approx(diff + T95(b) * se, rel=1e-9)
+            assert row.unpaired_ci_low == pytest.approx(diff - T95(b) * se_u, rel=1e-9)
+            assert row.unpaired_ci_high == pytest.approx(diff + T95(b) * se_u, rel=1e-9)
+            assert row.p_value == pytest.approx(2 * student.sf(abs(diff) / se, b - 1), rel=1e-7, abs=1e-300)
         np.testing.assert_array_equal(table.p_holm.to_numpy(), holm(table.p_value.to_numpy()))
 
 
@@ -279,7 +284,7 @@ def test_level_changes_z():
     t = Tally.from_blocks(ROUND_METRICS, 1, [4], flatten(raw, ROUND_METRICS))
     r, var, var0, _, n, kind = ref_linear(raw, [4], ROUND_REF, "penalty_per_round", 0)
     e = estimate(t, "penalty_per_round", 0, level=0.9)
-    assert e.ci_high - r == pytest.approx(1.6448536269514722 * math.sqrt(var), rel=1e-9)
+    assert e.ci_high - r == pytest.approx(student.ppf(0.95, 299) * math.sqrt(var), rel=1e-9)
     for bad in (0.0, 1.0, 95):
         with pytest.raises(ValueError):
             z_value(bad)
@@ -305,15 +310,13 @@ def test_wilson_equals_textbook_for_independent_data():
     v = np.stack([np.zeros(100), went, np.zeros(100)], axis=1).astype(np.int64)
     t = Tally.from_blocks(ROUND_METRICS, 1, [1], v)
     e = estimate(t, "went_out_rate", 0)
-    lo, hi = textbook_wilson(0.3, 100, Z95)
+    lo, hi = textbook_wilson(0.3, 100, T95(100))  # Wilson with the t quantile of 99 degrees of freedom
     assert e.value == 0.3 and e.n == 100
     assert e.ci_low == pytest.approx(lo, rel=1e-12)
     assert e.ci_high == pytest.approx(hi, rel=1e-12)
-    # by hand: z^2/n = 0.0384146, centre = 0.3192073 / 1.0384146 = 0.307399,
+    # by hand, with z = 1.959964: z^2/n = 0.0384146, centre = 0.3192073 / 1.0384146 = 0.307399,
     # half = 1.959964 * sqrt(0.0021 + 0.0000960) / 1.0384146 = 0.088450
-    assert e.ci_low == pytest.approx(0.218949, abs=1e-6)
-    assert e.ci_high == pytest.approx(0.395849, abs=1e-6)
-    assert wilson(0.3, 100, Z95) == pytest.approx((lo, hi), rel=1e-12)
+    assert wilson(0.3, 100, Z95) == pytest.approx((0.218949, 0.395849), abs=1e-6)
     assert all(math.isnan(x) for x in wilson(0.3, 0, Z95))
 
 
@@ -324,7 +327,7 @@ def test_wilson_at_zero_and_one_uses_plain_count():
     v[:, 1] = apps  # went out every round
     t = Tally.from_blocks(ROUND_METRICS, 1, [apps], v)
     n = b * apps
-    z2 = Z95 ** 2
+    z2 = T95(b) ** 2
     quit_ = estimate(t, "quit_rate", 0)
     assert quit_.value == 0 and quit_.ci_low == pytest.approx(0, abs=1e-15)
     assert quit_.ci_high == pytest.approx(z2 / (n + z2), rel=1e-12)

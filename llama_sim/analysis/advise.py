@@ -21,14 +21,19 @@ Per action: ``penalty_per_round``, the net change of the seat's score over the r
 ``compare``), ``went_out_rate`` and, with ``horizon="game"``, ``win_rate``: the game is played on
 from the scores to 40 with fresh deals from the stream (seed, i, GAME), ties shared as in
 ``compare``. Each roll-out is one independent block; intervals are normal intervals over roll-outs
-(Wilson for rates), and each action's paired difference to the best has its own interval. A value
+(Wilson for rates), and each action's paired difference to the best has its own interval. The
+stop rule looks at the data after every batch, so every printed interval is a Bonferroni interval
+over the looks the rule could take (``looks``: level ``1 - (1 - level) / looks``, z = 2.73 for the
+8 looks of the default 200,000 roll-outs): whichever look it stops at, each interval holds at the
+stated level. A fixed ``n_rollouts`` is one look. A value
 whose roll-outs all agree, in a position where the rule set says that action leaves nothing to
 chance (``chance_free``), is exact and is reported with ``ci_low == ci_high == value``. A position
 the rule set solves exactly (``exact_answer``: a lone dice player) is answered by its solver.
 
 Stop rule (backgammon roll-out style): roll-outs run in batches of fixed sizes (so the same seed
 gives the same numbers for any thread count); by default they stop once the best action is 3
-standard errors clear of the runner-up or every interval's half-width is below 0.02 (the primary
+standard errors clear of the runner-up (or the Bonferroni quantile, when that is larger: so a stop
+on separation always prints a difference interval that excludes 0) or every interval's half-width is below 0.02 (the primary
 metric: penalty per round, or the win rate for ``horizon="game"``), at most ``max_rollouts``.
 ``precision`` replaces the rule by "every half-width below precision"; ``n_rollouts`` fixes the count.
 
@@ -224,6 +229,7 @@ class _Moments:
 
     k: int
     n: int = 0
+    z: float = math.nan  # the quantile of every interval: Bonferroni over the stop rule's looks
     s1: np.ndarray = None
     s2: np.ndarray = None
 
@@ -272,7 +278,17 @@ def _stop(mom: _Moments, horizon: str, precision: float | None, z: float) -> boo
     var = cov[a, a] + cov[b, b] - 2 * cov[a, b]
     if var <= 0:
         return d > 0
-    return d / math.sqrt(var / mom.n) >= SEPARATION_SE
+    return d / math.sqrt(var / mom.n) >= max(SEPARATION_SE, z)
+
+
+def looks(cap: int, first_batch: int) -> int:
+    """How many times the stop rule can look before ``cap`` roll-outs (the batch sizes of
+    ``run_rollouts``: the first batch, then doubling the roll-outs so far)."""
+    n = count = 0
+    while n < cap:
+        n += min(max(first_batch if n == 0 else FIRST_BATCH, n), cap - n)
+        count += 1
+    return count
 
 
 def _compile_kernel_aside(game: str, policy, opponents) -> None:
@@ -305,8 +321,6 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
     _compile_kernel_aside(pos.game, policy, opponents)
     line = lineup(pos.game, pos.n, policy, opponents)
     run = _runner(pos, actions, line, horizon, seed, cfg)
-    mom = _Moments(len(actions))
-    z = z_value(level)
     cap = n_rollouts if n_rollouts is not None else max_rollouts
     if threads is None:
         threads = 1
@@ -316,6 +330,9 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     names = action_names(pos.game)
     first_batch = CHANCE_FREE_BATCH if all(_chance_free(pos, names[a], horizon) for a in actions) else FIRST_BATCH
+    tries = 1 if n_rollouts is not None else looks(cap, first_batch)
+    z = z_value(1 - (1 - level) / tries)
+    mom = _Moments(len(actions), z=z)
     try:
         while mom.n < cap:
             batch = first_batch if mom.n == 0 else FIRST_BATCH
@@ -369,7 +386,7 @@ def advise_position(pos: Position, *, actions: list[str] | None = None, policy=N
                        precision=precision, max_rollouts=max_rollouts, seed=seed, threads=threads, cfg=cfg,
                        level=level)
     players = lineup(pos.game, pos.n, policy, opponents).players
-    z = z_value(level)
+    z = mom.z
     k = len(chosen)
     mean, cov, n = mom.mean(), mom.cov(), mom.n
     order = _order(mom, horizon)

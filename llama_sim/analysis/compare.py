@@ -9,8 +9,8 @@ from typing import Optional, Sequence, Union
 import pandas as pd
 
 from llama_sim.analysis.runs import (
-    check_run_options, game_options, load_strategies, play_mode, result_table, rules_line, run_summary, run_work,
-    values_at_counts, values_line,
+    check_run_options, game_options, interval_note, load_strategies, play_mode, result_table, rules_line, run_summary,
+    run_work, values_at_counts, values_line,
 )
 from llama_sim.core import registry
 from llama_sim.core.ruleset import get_game
@@ -98,14 +98,17 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
                           ignore_index=True)
         head = (f"{spec.title}: seat effects, every seat playing the same strategy"
                 f"{values_at_counts(entries, sorted({w.n_players for w in works}))}")
-        return SeatTableResult(results, seats, f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
+        few = min(done, key=lambda d: d[0].blocks)[0].blocks
+        note_line = interval_note(few, max(w.rows for w in works), games_mode)
+        return SeatTableResult(results, seats, f"{head}{rules_line(spec, cfg)}\n{summary}{note_line}", run_info)
     work, (tally, info) = works[0], done[0]
     what = "games" if games_mode else "rounds"
     head = (f"{spec.title}, {work.n_players} players: {' vs '.join(work.unit_labels)}\n"
             f"{info['deal_blocks']} deal blocks x {work.rows} seatings ({info['strata']} rotation classes, "
             f"{info['deals']} deals){'' if what == 'rounds' else ', full games to 40'}{values_line(work)}")
     return CompareResult(results, paired_table(work, tally, seed, metrics), ranking_table(work, tally, seed, metrics),
-                         f"{head}{rules_line(spec, cfg)}\n{summary}", run_info)
+                         f"{head}{rules_line(spec, cfg)}\n{summary}{interval_note(tally.blocks, work.rows, games_mode)}",
+                         run_info)
 
 
 def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = None, rounds: Optional[int] = None,

@@ -36,13 +36,16 @@ from llama_sim.core import rng as R
 from llama_sim.core.engine import ROUND_METRICS
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.expert import OWN
+from llama_sim.core.intervals import MIN_BLOCKS, t_value
 from llama_sim.core.kit import position_words
 from llama_sim.core.output import ci_text
 from llama_sim.core.ruleset import get_game
+from llama_sim.core.intervals import wilson
 from llama_sim.run.chunks import policy_error
 
 METRICS = ("error_rate", "points_lost_per_decision", "points_lost_per_round")
-Z = 1.959963984540054
+LEVEL = 0.95
+Z = 1.959963984540054  # a choice is an error when its loss is more than Z standard errors
 _SALT = 0x6A09E667F3BCC909  # the valuing streams' seeds differ from the games' (same seed)
 
 
@@ -140,18 +143,34 @@ def value_decisions(search, found: list[Decision], rollouts: int, base: int, see
     return out
 
 
-def _ratio(x: np.ndarray, d: np.ndarray) -> tuple[float, float, float]:
-    """Σx / Σd over rounds with its 95% interval (linearised; rounds independent)."""
+def _ratio(x: np.ndarray, d: np.ndarray, rate: bool = False, held: np.ndarray | None = None) -> tuple[float, float, float]:
+    """Σx / Σd over rounds with its 95% interval (linearised; rounds independent, so the rounds
+    that hold a decision are the units and set the t quantile's degrees of freedom).
+
+    A point value gets ``est +- t se`` from ``MIN_BLOCKS`` such rounds on (no interval below). A
+    ``rate`` gets the Wilson interval on the effective number of decisions (``stats.estimate``'s
+    design effect; the plain count when the variance is 0 or the rate 0 or 1): inside [0, 1] and
+    never of zero width, however few the decisions. ``held``: each round's decisions, when ``d`` counts
+    something else (players, for a per-round figure): the rounds holding one are the units."""
     r = len(x)
     total = d.sum()
     if total == 0:
         return float("nan"), float("nan"), float("nan")
     est = x.sum() / total
-    if r < 2:
+    units = int(np.count_nonzero(d if held is None else held))
+    if units < 2:
         return est, float("nan"), float("nan")
     resid = (x - est * d) / (total / r)
-    se = resid.std(ddof=1) / np.sqrt(r)
-    return est, est - Z * se, est + Z * se
+    var = resid.var(ddof=1) / r
+    q = t_value(LEVEL, units - 1)
+    if rate:
+        var0 = var * (r - 1) / r
+        n_eff = est * (1 - est) / var0 if var0 > 0 and 0 < est < 1 else float(total)
+        return (est, *wilson(est, n_eff, q))
+    if units < MIN_BLOCKS:
+        return est, float("nan"), float("nan")
+    se = np.sqrt(var)
+    return est, est - q * se, est + q * se
 
 
 @dataclass
@@ -187,6 +206,9 @@ class GradeResult:
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         for r in [head] + order:
             lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if (self.table.ci_low.isna() & self.table.value.notna()).any():
+            lines += ["", "n/a: no interval, the decisions come from too few rounds (rates need 2, points 5: rounds are "
+                          "the independent units); raise --decisions"]
         if not self.mistakes.empty:
             lines += ["", "Costliest mistakes (the largest estimated losses, so they lean high; advise re-values one):"]
             for r in self.mistakes.itertuples():
@@ -233,9 +255,10 @@ def grade(game: str, strategies, *, players: int = 4, decisions: int = 1000, rol
             np.add.at(per_round["count"], round_of[mask], 1)
             np.add.at(per_round["errors"], round_of[mask], graded[mask, 2])
             np.add.at(per_round["loss"], round_of[mask], graded[mask, 1])
-            values = {"error_rate": _ratio(per_round["errors"], per_round["count"]),
+            values = {"error_rate": _ratio(per_round["errors"], per_round["count"], rate=True),
                       "points_lost_per_decision": _ratio(per_round["loss"], per_round["count"]),
-                      "points_lost_per_round": _ratio(per_round["loss"], np.full(n_rounds, players))}
+                      "points_lost_per_round": _ratio(per_round["loss"], np.full(n_rounds, players),
+                                                      held=per_round["count"])}
             for metric in METRICS:
                 v, lo, hi = values[metric]
                 rows.append(dict(game=game, players=players, strategy=label, decision=kind, metric=metric,

@@ -19,14 +19,16 @@ Statistics. A strategy's league value is the plain mean of its value in the ``L`
 plays (each line-up weighs the same: the expected result against a uniformly drawn set of
 ``N - 1`` distinct opponents). Line-ups are independent, so the variance of the mean is
 ``sum_i se_i^2 / L^2``, ``se_i`` the delta-method standard error of the line-up's own value
-(over its deal blocks). Interval: ``mean +- 1.96 se`` for points metrics; for rates the
-design-effect Wilson interval that ``compare`` uses, with ``n_eff = p (1 - p) / se^2``.
+(over its deal blocks). Interval: ``mean +- t se`` for points metrics; for rates the
+design-effect Wilson interval that ``compare`` uses, with ``n_eff = p (1 - p) / se^2``; ``t`` is
+the Student quantile on the Satterthwaite degrees of freedom of the sum of the line-ups' variances
+(each on its own, ``stats.estimate``'s), and below 4 of them there is no interval (``t_over``).
 The difference of two strategies (``paired``: ``diff = value_a - value_b``, so it agrees with the
 ranking) combines its variance line-up by line-up: a line-up that holds both contributes the
 variance of their *paired* difference on its common deals (seat and deal luck cancel), a
 line-up that holds only one contributes that one's own variance, and independent line-ups add:
-``var = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``. Normal
-interval; p-values Holm-adjusted over the pairs of one metric and player count; the ranking's
+``var = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``. t
+interval (as above); p-values Holm-adjusted over the pairs of one metric and player count; the ranking's
 ``indistinguishable_from`` lists the strategies whose adjusted p is at least 0.05. ``paired`` also
 gives the head-to-head: the mean paired difference over the ``C(K-2, N-2)`` line-ups holding both
 only (variance ``sum se^2 / m^2``), the edge under exactly the same opponents. ``strongest`` holds,
@@ -48,10 +50,12 @@ import pandas as pd
 
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
+from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value
+from llama_sim.analysis.ratings import CHECK_COLUMNS, RATING_COLUMNS, groups_of, held_out_text, ratings_tables
 from llama_sim.analysis.runs import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
-from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH
+from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH, ci_text
 from llama_sim.core.words import est, metric_words
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
@@ -88,12 +92,22 @@ def lineup_seed(seed: int, players: int, index: int) -> int:
     return stratum_seed(seed, LEAGUE_SALT + 1000 * players + index)
 
 
-def combine(values, ses, metric: str, n: int, z: float) -> tuple[float, float, float, float]:
-    """Mean of independent estimates with its interval: (value, ci_low, ci_high, se)."""
+def t_over(ses, dfs, blocks) -> tuple[float, float]:
+    """(degrees of freedom, 95% quantile) of a sum of independent line-up estimates with standard errors
+    ``ses`` on ``dfs`` (Satterthwaite) from ``blocks`` deal blocks each. As for one compare, no quantile
+    (NaN) from fewer than ``MIN_BLOCKS`` blocks in all or fewer than ``MIN_BLOCKS - 1`` degrees of freedom."""
+    df = satterthwaite(np.asarray(ses, float) ** 2, list(dfs))
+    enough = sum(blocks) >= MIN_BLOCKS and df >= MIN_BLOCKS - 1
+    return df, (t_value(LEVEL, df) if enough else math.nan)
+
+
+def combine(values, ses, dfs, blocks, metric: str, n: int) -> tuple[float, float, float, float]:
+    """Mean of independent estimates with its t interval: (value, ci_low, ci_high, se)."""
     values, ses = np.asarray(values, float), np.asarray(ses, float)
     value = float(values.mean())
     se = float(math.sqrt(np.sum(ses ** 2)) / len(values))
-    if math.isnan(value) or math.isnan(se):
+    _, z = t_over(ses, dfs, blocks)
+    if math.isnan(value) or math.isnan(se) or math.isnan(z):
         return value, math.nan, math.nan, se
     if metric in stats.POINT_METRICS:
         return value, value - z * se, value + z * se, se
@@ -118,7 +132,9 @@ class LeagueResult:
     contract layout, seat empty), ``paired`` (every pair's difference of league values, paired in
     the line-ups that hold both, and its head-to-head over those line-ups only),
     ``ranking`` (best first per compared metric), ``strongest`` (the best strategy and its edge over
-    the runner-up, with a sentence) and ``lineups`` (every line-up's own values, seed and size)."""
+    the runner-up, with a sentence), ``lineups`` (every line-up's own values, seed and size) and, from
+    full games, ``ratings`` (one rating per strategy and count, ``analysis.ratings``) with
+    ``rating_check`` (each line-up's win rates predicted from the other line-ups' games)."""
 
     results: pd.DataFrame
     paired: pd.DataFrame
@@ -128,8 +144,10 @@ class LeagueResult:
     headline: str  # the metric that picks the strongest strategy (win_rate with games)
     header: str
     run: dict = field(default_factory=dict)
+    ratings: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=RATING_COLUMNS))
+    rating_check: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CHECK_COLUMNS))
 
-    tables = ("results", "paired", "ranking", "strongest", "lineups")
+    tables = ("results", "paired", "ranking", "strongest", "lineups", "ratings")
 
     @property
     def sentences(self) -> list[str]:
@@ -161,7 +179,7 @@ class LeagueResult:
         for (n, metric), g in self.ranking.groupby(["players", "metric"], sort=False):
             order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
             lines += ["", f"{n} players, {metric} ({order} is better; mean over line-ups, 95% CI):"]
-            cells = [[f"{r.rank:>2}", r.strategy, f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]",
+            cells = [[f"{r.rank:>2}", r.strategy, ci_text(r.value, r.ci_low, r.ci_high),
                       f"{r.lineups} line-up{'s' if r.lineups > 1 else ''}", r.indistinguishable_from]
                      for r in g.itertuples()]
             widths = [max(len(c[i]) for c in cells) for i in range(4)]
@@ -193,12 +211,12 @@ def _lineup_rows(game, n, index, labels, seed_i, plays, work, tally, metrics_all
             rows.append({"game": game, "players": n, "lineup": index, "strategies": ", ".join(labels),
                          "lineup_seed": seed_i, "plays": plays, "deal_blocks": tally.blocks,
                          "deals": deals(work, tally), "strategy": label, "metric": m, "value": e.value,
-                         "ci_low": e.ci_low, "ci_high": e.ci_high, "se": e.se, "n": e.n})
+                         "ci_low": e.ci_low, "ci_high": e.ci_high, "se": e.se, "n": e.n, "df": e.df})
     return rows
 
 
 def _pair_diffs(work, tally, metrics) -> dict:
-    """(metric, label_a, label_b) -> (diff a - b, se) on this line-up's common deals."""
+    """(metric, label_a, label_b) -> (diff a - b, se, df) on this line-up's common deals."""
     out = {}
     labels = work.unit_labels
     for m in metrics:
@@ -206,7 +224,7 @@ def _pair_diffs(work, tally, metrics) -> dict:
             w = np.zeros(len(labels))
             w[a], w[b] = 1.0, -1.0
             e = stats.contrast(tally, m, w, LEVEL)
-            out[(m, labels[a], labels[b])] = (e.value, e.se)
+            out[(m, labels[a], labels[b])] = (e.value, e.se, e.df)
     return out
 
 
@@ -222,7 +240,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     edge of one strategy over another the mean paired difference over the line-ups holding both;
     see ``llama_sim.league`` for the design and the statistics. ``llamasim compare --league``.
     Returns a ``LeagueResult`` (``results``, ``paired``, ``ranking``, ``strongest``, ``lineups``,
-    ``conclusion``, ``plot()``)."""
+    with games ``ratings`` and ``rating_check`` (``analysis.ratings``), ``conclusion``, ``plot()``)."""
     spec = get_game(game)
     load_strategies(strategies_file)
     check_seed(seed)
@@ -251,7 +269,6 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     cfg = spec.config(**game_options(**rule_options))
     metrics_all = stats.REPORTED["game" if games_mode else "round"]
     what = "games" if games_mode else "rounds"
-    z = stats.z_value(LEVEL)
     k = len(entries)
     # every line-up's design, size and seed, before anything runs (a bad count fails at once)
     plan = []  # (players, index, combo, design, blocks, seed, raised to 2 blocks)
@@ -262,7 +279,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
             work = comparison_design(spec, n, [entries[j] for j in combo], games_mode, cfg)
             needed = blocks_for(work, per_lineup)
             plan.append((n, i, combo, work, max(2, needed), lineup_seed(seed, n, i), needed < 2))
-    lineup_rows, diffs, infos = [], {}, []
+    lineup_rows, diffs, infos, groups, lineup_names = [], {}, [], {}, {}
     with make_backend(backend, threads, scheduler, workers) as runner:
         for n in counts:
             mine = [p for p in plan if p[0] == n]
@@ -280,14 +297,17 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                     lineup_rows += _lineup_rows(spec.name, n, i, names, seed_i, blocks * work.rows, work, tally,
                                                 metrics_all)
                     for key, v in _pair_diffs(work, tally, compared).items():
-                        diffs[(n, i) + key] = (*v, deals(work, tally))
+                        diffs[(n, i) + key] = (*v, deals(work, tally), tally.blocks)
+                    if games_mode:  # the ratings' games (``analysis.ratings``)
+                        groups.setdefault(n, []).extend(groups_of(work, tally, list(combo), i))
+                        lineup_names[(n, i)] = ", ".join(names)
             finally:
                 progress.close()
             seconds = time.perf_counter() - start
             infos.append({"players": n, "lineups": len(mine), what: plays, "seconds": round(seconds, 3),
                           f"{what}_per_second": round(plays / seconds) if seconds > 0 else None})
         backend_text = runner.describe()
-    per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS)
+    per_lineup = pd.DataFrame(lineup_rows, columns=LINEUP_COLUMNS + ["df"])
     results, ranking, paired = [], [], []
     for n in counts:
         rows_n = per_lineup[per_lineup.players == n]
@@ -295,7 +315,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         for label in labels:
             for m in metrics_all:
                 g = rows_n[(rows_n.strategy == label) & (rows_n.metric == m)]
-                v, lo, hi, se = combine(g["value"], g["se"], m, int(g["n"].sum()), z)
+                v, lo, hi, se = combine(g["value"], g["se"], g["df"], g["deal_blocks"], m, int(g["n"].sum()))
                 value_of[(label, m)] = (v, lo, hi, int(g["n"].sum()), g["lineup"].nunique())
                 results.append({"game": spec.name, "players": n, "strategy": label, "seat": pd.NA, "metric": m,
                                 "value": v, "ci_low": lo, "ci_high": hi, "n": int(g["n"].sum()), "seed": seed})
@@ -305,12 +325,13 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
                 if nn == n and mm == m:
                     of_pair.setdefault(frozenset((x, y)), {})[i] = (x, y, *v)
             own = rows_n[rows_n.metric == m]
-            se_of = {label: dict(zip(g["lineup"], g["se"].to_numpy(float))) for label, g in own.groupby("strategy")}
+            se_of = {label: dict(zip(g["lineup"], zip(g["se"].to_numpy(float), g["df"].to_numpy(float), g["deal_blocks"])))
+                     for label, g in own.groupby("strategy")}
             pair_rows = []
             for a, b in itertools.combinations(labels, 2):
                 pair_rows.append({"game": spec.name, "players": n, "metric": m, "strategy_a": a, "strategy_b": b,
                                   **_pair(of_pair.get(frozenset((a, b)), {}), se_of.get(a, {}), se_of.get(b, {}), a, b,
-                                          value_of[(a, m)][0] - value_of[(b, m)][0], z),
+                                          value_of[(a, m)][0] - value_of[(b, m)][0]),
                                   "seed": seed})
             holm = stats.holm([r["p_value"] for r in pair_rows])
             for r, p in zip(pair_rows, holm):
@@ -344,30 +365,43 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
               f"{'full games to 40' if games_mode else 'single rounds'} (mean over line-ups, 95% CI)\n"
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
               f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
-    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
-    return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup, headline, header, run_info)
+    if (results_df.ci_low.isna() & results_df.value.notna()).any():
+        header += (f"\n95% intervals: n/a where the line-ups' deal blocks give fewer than {MIN_BLOCKS - 1} degrees "
+                   f"of freedom — use more --{what}")
+    fitted = [ratings_tables(spec.name, n, labels, groups[n], {i: lineup_names[(n, i)] for nn, i in lineup_names
+                                                               if nn == n}, seed) for n in groups]
+    rating_df = pd.concat([f[0] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=RATING_COLUMNS)
+    check_df = pd.concat([f[1] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=CHECK_COLUMNS)
+    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos,
+                "held_out": held_out_text(check_df) if fitted else None}
+    return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup[LINEUP_COLUMNS], headline, header,
+                        run_info, rating_df, check_df)
 
 
-def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float, z: float) -> dict:
+def _pair(diffs: dict, se_a: dict, se_b: dict, a: str, b: str, diff: float) -> dict:
     """The difference of two league values, ``diff = value_a - value_b``, and the head-to-head.
 
     Both league values are means over ``L`` line-ups (the same ``L`` for every strategy). In a
     line-up holding both, ``a``'s and ``b``'s values share the deals, so that line-up adds the
     variance of their paired difference; a line-up holding one of them adds that one's own
     variance: ``var(diff) = (sum_shared se(a - b)^2 + sum_a_only se_a^2 + sum_b_only se_b^2) / L^2``.
-    The head-to-head is the mean paired difference over the shared line-ups only."""
+    The head-to-head is the mean paired difference over the shared line-ups only. Quantiles and
+    p-values are Student t on the Satterthwaite degrees of freedom of these sums (``t_over``)."""
     # ``diffs``: the pair's paired differences, by line-up, each in its line-up's own order: turned into a - b;
-    # ``se_a``, ``se_b``: each one's standard error in each line-up that holds it
-    shared = {i: (dv if (x, y) == (a, b) else -dv, se, dl) for i, (x, y, dv, se, dl) in diffs.items()}
-    a_only = np.array([se for i, se in se_a.items() if i not in shared], float)
-    b_only = np.array([se for i, se in se_b.items() if i not in shared], float)
+    # ``se_a``, ``se_b``: each one's (standard error, degrees of freedom, blocks) in each line-up that holds it
+    shared = {i: (dv if (x, y) == (a, b) else -dv, se, df, dl, bl) for i, (x, y, dv, se, df, dl, bl) in diffs.items()}
+    parts = [(v[1], v[2], v[4]) for v in shared.values()] + [
+        sd for i, sd in list(se_a.items()) + list(se_b.items()) if i not in shared]
     n_lineups = len(se_a)
-    se = math.sqrt(sum(v[1] ** 2 for v in shared.values()) + np.sum(a_only ** 2) + np.sum(b_only ** 2)) / n_lineups
+    se = math.sqrt(sum(p[0] ** 2 for p in parts)) / n_lineups
+    df, z = t_over(*zip(*parts))
     h2h = float(np.mean([v[0] for v in shared.values()]))
     h2h_se = math.sqrt(sum(v[1] ** 2 for v in shared.values())) / len(shared)
-    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se, "p_value": stats._p_value(diff, se),
-            "head_to_head": h2h, "h2h_ci_low": h2h - z * h2h_se, "h2h_ci_high": h2h + z * h2h_se,
-            "lineups_both": len(shared), "deals_both": int(sum(v[2] for v in shared.values()))}
+    h2h_z = t_over(*zip(*[(v[1], v[2], v[4]) for v in shared.values()]))[1]
+    return {"diff": diff, "ci_low": diff - z * se, "ci_high": diff + z * se, "se": se,
+            "p_value": math.nan if math.isnan(z) else t_p_value(diff, se, df),
+            "head_to_head": h2h, "h2h_ci_low": h2h - h2h_z * h2h_se, "h2h_ci_high": h2h + h2h_z * h2h_se,
+            "lineups_both": len(shared), "deals_both": int(sum(v[3] for v in shared.values()))}
 
 
 def _strongest(game: str, ranking: pd.DataFrame, paired: pd.DataFrame, metric: str, seed: int) -> pd.DataFrame:

@@ -155,7 +155,8 @@ def plot_grade(result):
                yerr=[part["value"] - part["ci_low"], part["ci_high"] - part["value"]], capsize=3)
     ax.set_xticks(np.arange(len(kinds)), [k or "all decisions" for k in kinds],
                   **({"rotation": 30, "ha": "right"} if len(kinds) > 5 else {}))
-    ax.set_ylim(min(0.0, float(t["ci_low"].min())) * 1.1, float(t["ci_high"].max()) * 1.2)
+    low, high = t["ci_low"].fillna(t["value"]).min(), t["ci_high"].fillna(t["value"]).max()
+    ax.set_ylim(min(0.0, float(low)) * 1.1, max(float(high) * 1.2, 0.01))
     ax.axhline(0, color="black", lw=0.8)
     ax.set_ylabel("points lost per decision (vs roll-outs' best)"
                   + ("\n(linear below 0.5, logarithmic above)" if ax.get_yscale() == "symlog" else ""))

@@ -12,6 +12,7 @@ import pandas as pd
 from llama_sim.core import registry, stats
 from llama_sim.core.commands import DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS
 from llama_sim.core.errors import UsageError
+from llama_sim.core.intervals import MIN_BLOCKS, not_given
 from llama_sim.core.output import RESULT_COLUMNS
 from llama_sim.core.registry import with_values
 from llama_sim.run.backends import run
@@ -146,6 +147,13 @@ def values_line(work) -> str:
     return ("\nparameters: " + "; ".join(with_values(lab, vals) for lab, vals in played.items())) if played else ""
 
 
+def interval_note(blocks: int, per_block: int, games_mode: bool) -> str:
+    """A header line saying why a run too small for intervals (``intervals.MIN_BLOCKS``) prints none."""
+    if blocks >= MIN_BLOCKS:
+        return ""
+    return "\n" + not_given(blocks, per_block, "games" if games_mode else "rounds")
+
+
 def values_at_counts(entries, counts) -> str:
     """Header lines with the values each of ``entries`` (``Player``) plays at each table size of
     ``counts`` (presets differ by count): one line per count, or one line when they agree."""
@@ -200,7 +208,7 @@ def run_work(work, seed: int, backend, count: Optional[int], precision: Optional
         blocks = blocks_for(work, count)
         if blocks < floor:
             note(quiet, f"{count} {what} raised to {floor * work.rows} ({floor} blocks of {work.rows} seatings): "
-                        "an interval needs at least 2 deal blocks")
+                        "a variance needs at least 2 deal blocks")
             blocks = floor
         progress = Progress(blocks * n_strata, not quiet, label)
         try:

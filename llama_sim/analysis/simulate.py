@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from llama_sim.analysis.runs import (
-    game_options, load_strategies, play_mode, result_table, rules_line, run_plan, values_line,
+    game_options, interval_note, load_strategies, play_mode, result_table, rules_line, run_plan, values_line,
 )
 from llama_sim.core import registry
 from llama_sim.core.ruleset import get_game
@@ -43,6 +43,7 @@ def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, g
     tally = run_plan(plan, count, seed, threads, quiet)
     unit = "games" if games_mode else "rounds"
     header = (f"{spec.title}, {plan.n_players} players, {tally.blocks} {unit}, seed {seed} "
-              f"(95% intervals){rules_line(spec, plan.cfg)}{values_line(plan)}")
+              f"(95% intervals){rules_line(spec, plan.cfg)}{values_line(plan)}"
+              f"{interval_note(tally.blocks, plan.rows, games_mode)}")
     return SimulateResult(result_table(plan, tally, seed), header,
                           {"seed": seed, unit: tally.blocks, "rules": spec.describe_config(plan.cfg)})

@@ -8,7 +8,10 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from llama_sim.analysis.runs import Progress, game_options, load_strategies, play_mode, result_table, rules_line
+from llama_sim.analysis.runs import (
+    Progress, game_options, interval_note, load_strategies, play_mode, result_table, rules_line,
+)
+from llama_sim.core.output import ci_text
 from llama_sim.core import registry, stats
 from llama_sim.core.commands import SWEEP
 from llama_sim.core.errors import UsageError
@@ -50,8 +53,8 @@ class SweepResult:
         for r in s.itertuples():
             values = "  ".join(f"{getattr(r, c):>10g}" for c in ("param_value", "param2_value")[:len(keys)])
             mark = "  <- best" if r.best else ("  ~ best" if r.near_best else "")
-            lines.append(f"{values}  {r.value:8.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]  "
-                         f"{r.diff:+.4f} [{r.diff_ci_low:+.4f}, {r.diff_ci_high:+.4f}]{mark}")
+            value, diff = ci_text(r.value, r.ci_low, r.ci_high), ci_text(r.diff, r.diff_ci_low, r.diff_ci_high, sign=True)
+            lines.append(f"{values}  {value:>26}  {diff}{mark}")
         lines.append("~ best: the paired 95% interval of its difference to the best value covers 0 "
                      "(the data cannot separate them)")
         return "\n".join(lines)
@@ -146,6 +149,6 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     played = [with_values(base.strategy.name, fixed_values) + f" with {'/'.join(keys)} swept"]
     played += [with_values(lab, e.values()) for lab, e in zip(plan.unit_labels[1:], plan.entries[1:])]
     header = (f"{spec.title}, {players} players, sweep of {base.strategy.name}.{'/'.join(keys)}, seed {seed}"
-              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}")
+              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}{interval_note(n_blocks, plan.rows, games_mode)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,
                        {"seed": seed, "rules": spec.describe_config(cfg)})

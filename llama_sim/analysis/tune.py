@@ -561,7 +561,7 @@ def tune_points(evaluator: Evaluator, space: Space, points: np.ndarray, budget: 
     tally, final_rounds = evaluator.final(pick, start, pick if self_play else None, final_seed, final_blocks)
     est = stats.summarise(tally, LEVEL, metrics=(metric,)).set_index("unit")
     diff = stats.contrast(tally, metric, [1, -1] + [0] * (tally.units - 2), LEVEL)
-    p_value = stats._p_value(diff.value, diff.se)
+    p_value = stats.p_value(diff)
     deals = tally.blocks * (len(tally.strata) if isinstance(tally, stats.Stratified) else 1)
     final_rows = []
     for which, unit, point in (("pick", 0, pick), ("start", 1, start)):

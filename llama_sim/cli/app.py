@@ -249,6 +249,12 @@ def num(value, digits: int = 4, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
+def ci_cell(value, low, high, sign: bool = False) -> str:
+    """``value [low, high]`` as ``num`` prints them; ``value [n/a]`` when the run gave no interval."""
+    bounds = (num(low, sign=sign), num(high, sign=sign))
+    return f"{num(value, sign=sign)} " + ("[n/a]" if bounds == ("-", "-") else f"[{bounds[0]}, {bounds[1]}]")
+
+
 def pval(p: float) -> str:
     import math
 

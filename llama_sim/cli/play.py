@@ -13,7 +13,7 @@ import typer
 
 from llama_sim.cli.app import (
     TERMINAL_WIDTH, FormatOpt, ForceOpt, OutOpt, PlotOpt,
-    aligned, app, check_plot, declared, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
+    aligned, app, check_plot, ci_cell, declared, out_paths, compile_notice, num, pval, rule_set_options, save_plot, setup,
 )
 from llama_sim.core.commands import COMMANDS
 from llama_sim.core.errors import UsageError
@@ -39,8 +39,8 @@ def simulate(fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = F
 
 # ------------------------------------------------------------------------------------ compare
 
-COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "strongest", "lineups", "all")
-LEAGUE_TABLES = ("results", "paired", "ranking", "strongest", "lineups")
+COMPARE_VIEWS = ("results", "paired", "ranking", "seats", "strongest", "lineups", "ratings", "all")
+LEAGUE_TABLES = ("results", "paired", "ranking", "strongest", "lineups", "ratings")
 
 
 def _compare_views(view: Optional[str], fmt: str, seat_table: bool, league: bool = False) -> tuple[str, ...]:
@@ -60,7 +60,7 @@ def _compare_views(view: Optional[str], fmt: str, seat_table: bool, league: bool
                              "(--format json holds them all)")
         return names
     if view not in names:
-        needs = "--league" if view in ("strongest", "lineups") else f"{'no ' if seat_table else ''}--seat-table"
+        needs = "--league" if view in ("strongest", "lineups", "ratings") else f"{'no ' if seat_table else ''}--seat-table"
         raise UsageError(f"--view {view} needs {needs} (this run has: {', '.join(names)})")
     return (view,)
 
@@ -75,11 +75,10 @@ def _readable_paired(df: pd.DataFrame) -> str:
     rows = [(["players"] if league else []) + head + (["head-to-head where both play"] if league else [])]
     for r in df.itertuples():
         verdict = f"{r.better} better" if r.better else ("different" if r.p_holm < 0.05 else "cannot separate")
-        extra = ([f"{num(r.head_to_head, sign=True)} [{num(r.h2h_ci_low, sign=True)}, "
-                  f"{num(r.h2h_ci_high, sign=True)}]"] if league else [])
+        extra = ([ci_cell(r.head_to_head, r.h2h_ci_low, r.h2h_ci_high, sign=True)] if league else [])
         rows.append(([str(r.players)] if league else []) + [
             r.metric, r.strategy_a, r.strategy_b,
-            f"{num(r.diff, sign=True)} [{num(r.ci_low, sign=True)}, {num(r.ci_high, sign=True)}]",
+            ci_cell(r.diff, r.ci_low, r.ci_high, sign=True),
             pval(r.p_holm), verdict] + extra)
     return aligned(rows, keep=4 if league else 3)
 
@@ -92,7 +91,7 @@ def _readable_ranking(df: pd.DataFrame) -> str:
         order = "lower" if metric in stats.LOWER_IS_BETTER else "higher"
         rows = [["rank", "strategy", f"{metric} ({order} is better)", "cannot be separated from"]]
         for r in group.itertuples():
-            rows.append([str(r.rank), r.strategy, f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]",
+            rows.append([str(r.rank), r.strategy, ci_cell(r.value, r.ci_low, r.ci_high),
                          r.indistinguishable_from or "-"])
         parts.append(aligned(rows, keep=2))
     return "\n\n".join(parts)
@@ -111,9 +110,8 @@ def _readable_seats(df: pd.DataFrame) -> str:
             by = {r.metric: r for r in g.itertuples()}
             for m in metrics:
                 r = by[m]
-                cells.append(f"{num(r.value)} [{num(r.ci_low)}, {num(r.ci_high)}]")
-                cells.append(f"{num(r.vs_mean, sign=True)} [{num(r.vs_mean_ci_low, sign=True)}, "
-                             f"{num(r.vs_mean_ci_high, sign=True)}]" + (" *" if r.p_holm < 0.05 else ""))
+                cells.append(ci_cell(r.value, r.ci_low, r.ci_high))
+                cells.append(ci_cell(r.vs_mean, r.vs_mean_ci_low, r.vs_mean_ci_high, sign=True) + (" *" if r.p_holm < 0.05 else ""))
             rows.append(cells)
         parts.append(f"{n} players, every seat {strategy} ({int(group['deals'].iloc[0])} deals):\n"
                      + aligned(rows, together=2))
@@ -130,6 +128,19 @@ def _readable_lineups(df: pd.DataFrame) -> str:
         what = "games" if "win_rate" in set(g["metric"]) else "rounds"
         head = f"{n} players, line-up {index}: {g['strategies'].iloc[0]} ({int(g['plays'].iloc[0])} {what})"
         parts.append(textwrap.fill(head, TERMINAL_WIDTH) + "\n" + readable(g.assign(seat=None)))
+    return "\n\n".join(parts)
+
+
+def _readable_ratings(df: pd.DataFrame) -> str:
+    """Per player count, the strategies by rating (centred log strength), best first."""
+    if df.empty:
+        return "(ratings need full games: --games)"
+    parts = []
+    for n, g in df.groupby("players", sort=False):
+        rows = [["strategy", "rating [95% CI]", "games", "line-ups"]]
+        for r in g.sort_values("value", ascending=False).itertuples():
+            rows.append([r.strategy, ci_cell(r.value, r.ci_low, r.ci_high, sign=True), str(r.games), str(r.lineups)])
+        parts.append(f"{n} players:\n" + aligned(rows))
     return "\n\n".join(parts)
 
 
@@ -168,17 +179,21 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
                  "a negative penalty difference is an advantage)",
         "strongest": "Strongest strategy per player count (edge over the runner-up, 95% CI)",
         "lineups": "Every line-up's own values (each a compare on its own seed)",
+        "ratings": "Ratings (log strength, mean 0 per player count: a wins against b alone with probability "
+                   "1 / (1 + exp(rating_b - rating_a)); 95% CI over deal blocks)",
     }
     text = {"results": _readable_results, "paired": _readable_paired, "ranking": _readable_ranking, "seats": _readable_seats,
             "strongest": lambda df: "\n".join(textwrap.fill(x, TERMINAL_WIDTH, break_on_hyphens=False)
                                                for x in df["sentence"]),
-            "lineups": _readable_lineups}
+            "lineups": _readable_lineups, "ratings": _readable_ratings}
     if "strongest" in tables:  # a league: differences of league values, paired where both play
         titles["paired"] = ("Paired differences of league values (a - b, paired in the line-ups holding both; "
                             "p Holm-adjusted over the pairs)")
     print(preamble)
     for v in views:
         print(f"\n{titles[v]}\n{text[v](tables[v])}")
+        if v == "ratings" and run_info.get("held_out"):
+            print(f"Held-out check: {run_info['held_out']}")
     for path in paths.values():
         print(f"wrote {path}")
 
@@ -188,7 +203,7 @@ def _emit_compare(tables: dict[str, pd.DataFrame], views: tuple[str, ...], fmt: 
 @declared("compare")
 def compare(
     seat_table: bool = typer.Option(False, "--seat-table", help="Seat effects instead: every seat plays the same strategy, for each strategy given and each player count."),
-    league: bool = typer.Option(False, "--league", help="A league instead: at each player count (--players, default all) every line-up of that many of the strategies ('all': every built-in one); --games/--rounds is the total per count. Tables: results, paired, ranking, strongest, lineups."),
+    league: bool = typer.Option(False, "--league", help="A league instead: at each player count (--players, default all) every line-up of that many of the strategies ('all': every built-in one); --games/--rounds is the total per count. Tables: results, paired, ranking, strongest, lineups, ratings."),
     view: Optional[str] = typer.Option(None, "--view", help="results, paired, ranking (seats with --seat-table) or all. Default: all for --format table, results for csv/json."),
     fmt: str = FormatOpt,
     out: Optional[Path] = typer.Option(None, "--out", help="Write the results to this .csv, .json or .parquet file and every other table next to it (x.paired.csv, x.ranking.csv, x.seats.csv)."),
@@ -204,8 +219,9 @@ def compare(
     rotations share one deal per block (each strategy plays every seat of
     that deal), and each rotation class draws its own deals. A deal block
     (one block of every class) is the unit of analysis: all 95% intervals are
-    computed over deal blocks (at least 2). Two copies of a strategy have
-    the same expected result; no strategy keeps a seat or a neighbour.
+    computed over deal blocks (Student t; none from fewer than 5). Two
+    copies of a strategy have the same expected result; no strategy keeps a
+    seat or a neighbour.
 
     \b
     Tables (--view; --format table prints all three, or seats, by default):
@@ -252,7 +268,10 @@ def compare(
     count. A strategy's value is its mean over its line-ups (independent:
     variances add); paired differences combine the line-ups' paired and
     own variances; strongest names the best per count and its edge over
-    the runner-up. Same as llama_sim.league(...).
+    the runner-up; ratings (--games) give one number per strategy and
+    count that predicts win rates in any line-up (a Luce model of who
+    wins, checked by predicting each line-up from the others). Same as
+    llama_sim.league(...).
     """
     from llama_sim import api
     from llama_sim.analysis.runs import note

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from llama_sim.cli.app import (
-    FormatOpt, ForceOpt, OutOpt, PlotOpt, QuietOpt, aligned, app, check_plot, declared, out_paths, num,
+    FormatOpt, ForceOpt, OutOpt, PlotOpt, QuietOpt, aligned, app, check_plot, ci_cell, declared, out_paths,
     position_options, pval, rule_set_options, save_plot, setup,
 )
 from llama_sim.core.commands import COMMANDS
@@ -175,9 +175,9 @@ def tune(
           f"{result.rounds} rounds played")
     print(f"fresh deals ({int(pick.deals)} deals):")
     print(aligned([["", "parameters", metric, "95% CI"],
-                    ["pick", pick.params, num(pick.value), f"[{num(pick.ci_low)}, {num(pick.ci_high)}]"],
-                    ["start", start.params, num(start.value), f"[{num(start.ci_low)}, {num(start.ci_high)}]"]]))
-    print(f"edge of the pick over the start: {s['edge']:+.4f} [{s['edge_ci_low']:+.4f}, {s['edge_ci_high']:+.4f}]"
+                    ["pick", pick.params, *ci_cell(pick.value, pick.ci_low, pick.ci_high).split(" ", 1)],
+                    ["start", start.params, *ci_cell(start.value, start.ci_low, start.ci_high).split(" ", 1)]]))
+    print(f"edge of the pick over the start: {ci_cell(s['edge'], s['edge_ci_low'], s['edge_ci_high'], sign=True)}"
           f" (p {pval(pick.p_value)}): {result.verdict}")
     print(f"use: --strategy {result.pick_spec}")
     for path in paths.values():

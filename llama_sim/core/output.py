@@ -98,6 +98,8 @@ def to_json(df: pd.DataFrame) -> str:
 def ci_text(value: float, low: float, high: float, digits: int = 4, sign: bool = False) -> str:
     """``value [low, high]`` with ``digits`` decimals (``sign``: always a sign), as reports print estimates."""
     f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    if math.isnan(low) and math.isnan(high):  # the run was too small for an interval
+        return f"{f.format(value)} [n/a]"
     return f"{f.format(value)} [{f.format(low)}, {f.format(high)}]"
 
 
@@ -123,7 +125,9 @@ def readable(df: pd.DataFrame) -> str:
         by_metric = {row.metric: row for row in group.itertuples()}
         for m in metrics:
             r = by_metric.get(m)
-            cells.append("-" if r is None else f"{_fmt(r.value, m)} [{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]")
+            cells.append("-" if r is None else f"{_fmt(r.value, m)} " + (
+                "[n/a]" if _fmt(r.ci_low, m) == _fmt(r.ci_high, m) == "-" else
+                f"[{_fmt(r.ci_low, m)}, {_fmt(r.ci_high, m)}]"))
         # n of the games count when there is one (win_rate), else of the first metric
         n_row = by_metric.get("win_rate") or next(iter(by_metric.values()))
         cells.append(str(int(n_row.n)))

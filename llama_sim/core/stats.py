@@ -10,7 +10,8 @@ Blocks, not seats, are the independent units: the seats of one deal share the ca
 every variance here is a variance *over blocks*.  Each reported number is a ratio of block
 totals ``R = sum X / sum Y``; its variance comes from the delta method,
 ``var(R) ~= var_b(X_b - R Y_b) / (B * Ybar^2)`` with the sample (B-1) variance, computed
-from ``s1``/``s2`` alone through the exact block covariance matrix.
+from ``s1``/``s2`` alone through the exact block covariance matrix.  Intervals and p-values
+take Student t on the design's degrees of freedom, none below ``MIN_BLOCKS`` (``intervals``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 from statistics import NormalDist
+
+from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value, wilson  # noqa: F401
 
 ROUND_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit")
 GAME_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
@@ -147,9 +150,7 @@ class Tally:
                      self.blocks + other.blocks, self.s1 + other.s1, self.s2 + other.s2)
 
     def __add__(self, other):
-        if not isinstance(other, Tally):
-            return NotImplemented
-        return self.merge(other)
+        return self.merge(other) if isinstance(other, Tally) else NotImplemented
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tally):
@@ -206,10 +207,16 @@ class Stratified:
         return np.sum([t.s1 for t in self.strata], axis=0)
 
     @cached_property
+    def stratum_covariances(self) -> tuple[np.ndarray, ...] | None:
+        """Each stratum's block covariance (their spread sets the degrees of freedom; cached)."""
+        covs = tuple(block_covariance(t) for t in self.strata)
+        return None if covs[0] is None else covs
+
+    @cached_property
     def covariance(self) -> np.ndarray | None:
         """Covariance of the design-block vector (``block_covariance`` reads it; cached)."""
-        covs = [block_covariance(t) for t in self.strata]
-        return None if covs[0] is None else np.sum(covs, axis=0)
+        covs = self.stratum_covariances
+        return None if covs is None else np.sum(covs, axis=0)
 
     @classmethod
     def empty(cls, metrics, units: int, appearances_per_stratum) -> Stratified:
@@ -224,9 +231,7 @@ class Stratified:
         return Stratified(tuple(a.merge(b) for a, b in zip(self.strata, other.strata)))
 
     def __add__(self, other):
-        if not isinstance(other, Stratified):
-            return NotImplemented
-        return self.merge(other)
+        return self.merge(other) if isinstance(other, Stratified) else NotImplemented
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Stratified):
@@ -239,13 +244,15 @@ class Stratified:
 
 @dataclass(frozen=True)
 class Estimate:
-    """One reported number with its interval; ``n`` = observations (rounds or games) behind it."""
+    """One reported number with its interval; ``n`` = observations (rounds or games) behind it,
+    ``df`` the degrees of freedom of its t interval (NaN: no interval)."""
 
     value: float
     ci_low: float
     ci_high: float
     se: float
     n: int
+    df: float = math.nan
 
     @property
     def half_width(self) -> float:
@@ -275,16 +282,6 @@ def block_covariance(tally: Tally | Stratified) -> np.ndarray | None:
     s1 = tally.s1.astype(object)
     centred = b * tally.s2.astype(object) - np.outer(s1, s1)
     return (centred / (b * (b - 1))).astype(float)
-
-
-def wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson score interval for proportion ``p`` from ``n`` (possibly effective) trials."""
-    if not n > 0 or math.isnan(p):
-        return math.nan, math.nan
-    z2n = z * z / n
-    centre = (p + z2n / 2) / (1 + z2n)
-    half = z * math.sqrt(max(p * (1 - p) / n + z2n / (4 * n), 0.0)) / (1 + z2n)
-    return centre - half, centre + half
 
 
 def _check_metric(tally: Tally, metric: str) -> tuple[str, str | None, int]:
@@ -323,6 +320,32 @@ def _linearise(tally: Tally, metric: str, unit: int) -> tuple[float, np.ndarray,
     return r, g, n
 
 
+class _Spread:
+    """A tally's block covariance (summed over strata) and each stratum's: a contrast's variance comes
+    from the sum, its degrees of freedom from the parts (``satterthwaite``); below ``MIN_BLOCKS`` blocks
+    there is no quantile (``t``), hence no interval and no p-value."""
+
+    def __init__(self, tally: Tally | Stratified):
+        self.blocks = tally.blocks
+        self.cov = block_covariance(tally)
+        self.parts = tally.stratum_covariances if isinstance(tally, Stratified) else None
+
+    def var(self, g: np.ndarray) -> float:
+        return _variance(g, self.cov, self.blocks)
+
+    def df(self, g: np.ndarray) -> float:
+        """Degrees of freedom of ``g``'s variance (NaN below 2 blocks)."""
+        if self.blocks < 2 or np.isnan(g).any():
+            return math.nan
+        if self.parts is None or len(self.parts) == 1:
+            return float(self.blocks - 1)
+        return satterthwaite([_variance(g, c, self.blocks) for c in self.parts], self.blocks - 1)
+
+    def t(self, level: float, df: float) -> float:
+        """The interval's quantile; NaN below ``MIN_BLOCKS`` blocks."""
+        return t_value(level, df) if self.blocks >= MIN_BLOCKS else math.nan
+
+
 def _variance(g: np.ndarray, cov: np.ndarray | None, blocks: int) -> float:
     """``g^T C g / B``, clamped at 0 against rounding; NaN when B < 2.
 
@@ -334,14 +357,16 @@ def _variance(g: np.ndarray, cov: np.ndarray | None, blocks: int) -> float:
     return max(float(np.sum(np.outer(g, g) * cov)) / blocks, 0.0)
 
 
-def _estimate(tally: Tally, metric: str, unit: int, z: float, cov) -> Estimate:
+def _estimate(tally: Tally, metric: str, unit: int, level: float, spread: _Spread) -> Estimate:
     r, g, n = _linearise(tally, metric, unit)
-    var = _variance(g, cov, tally.blocks)
+    var = spread.var(g)
     se = math.sqrt(var)  # nan stays nan
-    if math.isnan(r) or math.isnan(var):
-        return Estimate(r, math.nan, math.nan, se, n)
+    df = spread.df(g)
+    z = spread.t(level, df)
+    if math.isnan(r) or math.isnan(var) or math.isnan(z):
+        return Estimate(r, math.nan, math.nan, se, n, df)
     if metric in POINT_METRICS:
-        return Estimate(r, r - z * se, r + z * se, se, n)
+        return Estimate(r, r - z * se, r + z * se, se, n, df)
     # Design-effect Wilson: n_eff = R(1-R)/var0(R), var0 using the B (not B-1) block variance
     # so one Bernoulli observation per block gives n_eff == n exactly (textbook Wilson).
     var0 = var * (tally.blocks - 1) / tally.blocks
@@ -350,20 +375,22 @@ def _estimate(tally: Tally, metric: str, unit: int, z: float, cov) -> Estimate:
     else:
         n_eff = r * (1 - r) / var0
     lo, hi = wilson(r, n_eff, z)
-    return Estimate(r, lo, hi, se, n)
+    return Estimate(r, lo, hi, se, n, df)
 
 
 def estimate(tally: Tally, metric: str, unit: int, level: float = 0.95) -> Estimate:
     """Value and interval of reported ``metric`` for ``unit``.
 
-    Points metrics: ``R +- z se``.  Rates: Wilson interval with effective sample size
+    Points metrics: ``R +- t se`` (``t``: the Student quantile on the design's degrees of freedom,
+    ``B - 1`` blocks, or the Satterthwaite value over strata).  Rates: Wilson interval (with the
+    same ``t`` as its quantile) with effective sample size
     ``R(1-R)/var(R)`` (design effect of correlated seats/rounds; var(R) here with divisor B so
     independent single-observation blocks give the textbook Wilson exactly), falling back to
     the plain observation count when the variance is 0 or R is 0 or 1.  ``se`` always uses
-    the B-1 sample variance.  B < 2 gives NaN intervals;
+    the B-1 sample variance.  Fewer than ``MIN_BLOCKS`` blocks give NaN intervals;
     a zero denominator gives a NaN value.
     """
-    return _estimate(tally, metric, unit, z_value(level), block_covariance(tally))
+    return _estimate(tally, metric, unit, level, _Spread(tally))
 
 
 def summarise(tally: Tally, level: float = 0.95, metrics=None) -> pd.DataFrame:
@@ -371,13 +398,12 @@ def summarise(tally: Tally, level: float = 0.95, metrics=None) -> pd.DataFrame:
 
     ``metrics`` defaults to every metric reported in the tally's mode.
     """
-    z = z_value(level)
-    cov = block_covariance(tally)
+    spread = _Spread(tally)
     names = REPORTED[tally.mode] if metrics is None else tuple(metrics)
     rows = []
     for u in range(tally.units):
         for m in names:
-            e = _estimate(tally, m, u, z, cov)
+            e = _estimate(tally, m, u, level, spread)
             rows.append({"unit": u, "metric": m, "value": e.value, "ci_low": e.ci_low,
                          "ci_high": e.ci_high, "n": e.n})
     return pd.DataFrame(rows, columns=["unit", "metric", "value", "ci_low", "ci_high", "n"])
@@ -407,7 +433,7 @@ _PAIR_COLUMNS = ["unit_a", "unit_b", "metric", "diff", "ci_low", "ci_high", "p_v
                  "p_holm", "unpaired_ci_low", "unpaired_ci_high", "n_blocks"]
 
 
-def _pairs(tally: Tally, metric: str, z: float, cov) -> list[dict]:
+def _pairs(tally: Tally, metric: str, level: float, spread: _Spread) -> list[dict]:
     lin = [_linearise(tally, metric, u) for u in range(tally.units)]
     b = tally.blocks
     rows = []
@@ -415,13 +441,15 @@ def _pairs(tally: Tally, metric: str, z: float, cov) -> list[dict]:
         for c in range(a + 1, tally.units):
             (ra, ga, _), (rc, gc, _) = lin[a], lin[c]
             diff = ra - rc
-            var = _variance(ga - gc, cov, b)
-            var_unpaired = _variance(ga, cov, b) + _variance(gc, cov, b)
+            var = spread.var(ga - gc)
+            var_unpaired = spread.var(ga) + spread.var(gc)
             se, se_u = math.sqrt(var), math.sqrt(var_unpaired)  # sqrt(nan) is nan
-            p = _p_value(diff, se)
+            df = spread.df(ga - gc)
+            z, z_u = spread.t(level, df), spread.t(level, min(spread.df(ga), spread.df(gc)))
+            p = t_p_value(diff, se, df) if not math.isnan(z) else math.nan
             rows.append({"unit_a": a, "unit_b": c, "metric": metric, "diff": diff,
                          "ci_low": diff - z * se, "ci_high": diff + z * se, "p_value": p,
-                         "unpaired_ci_low": diff - z * se_u, "unpaired_ci_high": diff + z * se_u,
+                         "unpaired_ci_low": diff - z_u * se_u, "unpaired_ci_high": diff + z_u * se_u,
                          "n_blocks": b})
     return rows
 
@@ -431,18 +459,19 @@ def paired(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
 
     Per block the difference is linearised as
     ``d_b = (X_a,b - R_a Y_a,b)/Ybar_a - (X_b,b - R_b Y_b,b)/Ybar_b``; its block variance gives
-    a normal interval and a two-sided p-value, Holm-adjusted over the pairs in this table.
+    a t interval and a two-sided t p-value (``estimate``'s degrees of freedom), Holm-adjusted over
+    the pairs in this table.
     ``unpaired_ci_*`` treats the two estimates as independent (``se = sqrt(se_a^2 + se_b^2)``)
     to show what pairing gains.  Zero standard error gives p = 1 for a zero difference, else 0.
     """
-    rows = _pairs(tally, metric, z_value(level), block_covariance(tally))
+    rows = _pairs(tally, metric, level, _Spread(tally))
     df = pd.DataFrame(rows, columns=[c for c in _PAIR_COLUMNS if c != "p_holm"])
     df.insert(_PAIR_COLUMNS.index("p_holm"), "p_holm", holm(df["p_value"].to_numpy()))
     return df
 
 
 def contrast(tally: Tally, metric: str, weights, level: float = 0.95) -> Estimate:
-    """``sum_u w_u R_u`` for reported ``metric`` with a normal interval over blocks.
+    """``sum_u w_u R_u`` for reported ``metric`` with a t interval over blocks.
 
     The same delta-method linearisation as ``paired`` (which is the contrast ``e_a - e_b``), so
     the variance uses the exact block covariance of all units together (common deals).
@@ -457,21 +486,21 @@ def contrast(tally: Tally, metric: str, weights, level: float = 0.95) -> Estimat
         r, gu, _ = _linearise(tally, metric, int(u))
         value += w[u] * r
         g = g + w[u] * gu
-    se = math.sqrt(_variance(g, block_covariance(tally), tally.blocks))
-    z = z_value(level)
-    return Estimate(value, value - z * se, value + z * se, se, tally.blocks)
+    spread = _Spread(tally)
+    se = math.sqrt(spread.var(g))
+    df = spread.df(g)
+    z = spread.t(level, df)
+    return Estimate(value, value - z * se, value + z * se, se, tally.blocks, df)
 
 
-def _p_value(value: float, se: float) -> float:
-    if math.isnan(value) or math.isnan(se):
-        return math.nan
-    if se == 0:
-        return 1.0 if value == 0 else 0.0
-    return 2 * NormalDist().cdf(-abs(value) / se)
+def p_value(e: Estimate) -> float:
+    """Two-sided t p-value of ``e.value = 0`` on ``e``'s degrees of freedom; NaN when ``e`` has no
+    interval (fewer than ``MIN_BLOCKS`` blocks)."""
+    return math.nan if math.isnan(e.ci_low) else t_p_value(e.value, e.se, e.df)
 
 
 def versus_mean(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
-    """Each unit's value minus the mean over all units, with a normal interval over blocks.
+    """Each unit's value minus the mean over all units, with a t interval over blocks.
 
     Used for seat effects (units = seats of one line-up): ``vs_mean < 0`` on a penalty means
     that seat scores less than the table average.  ``p_value`` tests ``vs_mean = 0``;
@@ -485,7 +514,7 @@ def versus_mean(tally: Tally, metric: str, level: float = 0.95) -> pd.DataFrame:
         e = contrast(tally, metric, w, level)
         rows.append({"unit": u, "metric": metric, "value": _linearise(tally, metric, u)[0],
                      "vs_mean": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high,
-                     "p_value": _p_value(e.value, e.se), "n_blocks": tally.blocks})
+                     "p_value": p_value(e), "n_blocks": tally.blocks})
     df = pd.DataFrame(rows, columns=["unit", "metric", "value", "vs_mean", "ci_low", "ci_high",
                                      "p_value", "n_blocks"])
     df.insert(7, "p_holm", holm(df["p_value"].to_numpy()))
@@ -529,18 +558,17 @@ def max_half_width(tally: Tally, metrics=None, level: float = 0.95,
 
     With ``pairs=True`` the paired differences of every unit pair count too, with
     ``vs_mean=True`` each unit's difference from the mean of all units (``versus_mean``).  Any
-    undefined interval (B < 2, zero denominator) makes the result ``inf``: precision is not
-    known yet.
+    undefined interval (fewer than ``MIN_BLOCKS`` blocks, zero denominator) makes the result
+    ``inf``: precision is not known yet.
     """
     names = REPORTED[tally.mode] if metrics is None else tuple(metrics)
-    z = z_value(level)
-    cov = block_covariance(tally)
+    spread = _Spread(tally)
     widths = []
     for m in names:
         for u in range(tally.units):
-            widths.append(_estimate(tally, m, u, z, cov).half_width)
+            widths.append(_estimate(tally, m, u, level, spread).half_width)
         if pairs:
-            widths.extend((r["ci_high"] - r["ci_low"]) / 2 for r in _pairs(tally, m, z, cov))
+            widths.extend((r["ci_high"] - r["ci_low"]) / 2 for r in _pairs(tally, m, level, spread))
         if vs_mean:
             vm = versus_mean(tally, m, level)
             widths.extend((vm["ci_high"] - vm["ci_low"]) / 2)

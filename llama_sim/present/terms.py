@@ -38,6 +38,9 @@ GLOSSARY: dict[str, tuple[str, str]] = {
     "league value": ("league value", "a strategy's mean over the line-ups it plays (the win rate or penalty shown "
                                      "in a league table)."),
     "edge": ("edge", "the difference of two league values, the leader's minus the runner-up's."),
+    "rating": ("rating", "a strategy's log strength at one player count, mean 0: in a game where strategies "
+               "a and b hold one seat each among others, a wins exp(rating_a - rating_b) times as often as b; "
+               "fitted to every line-up's winners (a Luce model), its interval over deal blocks."),
     "head-to-head": ("head-to-head", "the leader's edge over the runner-up in the line-ups that seat both only: "
                                      "the same opponents for both."),
     "first player": ("first player", "seat 0, who starts the first round of a game (later rounds start as the "

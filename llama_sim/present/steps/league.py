@@ -54,20 +54,28 @@ def _sections_league(results: list) -> list[tuple[str, str, pd.DataFrame]]:
         "head-to-head": ci_column(s.head_to_head, s.h2h_ci_low, s.h2h_ci_high, sign=True),
         "line-ups with both": s.lineups_both})
     text = "The leader at each player count, and by how much it leads the runner-up (edge and head-to-head: see Terms)."
-    return [("Strongest strategy", text, table)]
+    sections = [("Strongest strategy", text, table)]
+    if not r.ratings.empty:
+        g = r.ratings.sort_values(["players", "value"], ascending=[True, False])
+        ratings = pd.DataFrame({"players": g.players, "strategy": g.strategy,
+                                "rating": ci_column(g.value, g.ci_low, g.ci_high, sign=True), "games": g.games})
+        text = ("One rating per strategy and player count that predicts win rates in any line-up (see Terms). "
+                "Checked by predicting each line-up from the others: " + r.run["held_out"].replace("\n", "; ") + ".")
+        sections.append(("Ratings", text, ratings.reset_index(drop=True)))
+    return sections
 
 
 def _terms_league(results: list) -> list[str]:
     r = results[0]
     return (["interval", "paired", "tied", "games" if "win_rate" in set(r.ranking.metric) else "rounds", "line-up",
-             "league value", "edge", "head-to-head"] + metric_terms(metric_keys(r.ranking)))
+             "league value", "edge", "head-to-head"] + (["rating"] if not r.ratings.empty else []) + metric_terms(metric_keys(r.ranking)))
 
 
 def _disagree_league(results: list) -> list[str]:
     return disagreements(results[0].ranking)
 
 
-KIND = StepKind(run=_run_league, tables=("results", "paired", "ranking", "strongest", "lineups"),
+KIND = StepKind(run=_run_league, tables=("results", "paired", "ranking", "strongest", "lineups", "ratings"),
                 conclude=_conclude_league, display=_display_league, method=_method_league,
                 answers_on=headline_of("ranking"), terms=_terms_league, sections=_sections_league,
                 disagree=_disagree_league)
