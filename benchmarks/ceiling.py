@@ -43,7 +43,7 @@ from llama_sim.core import registry
 from llama_sim.core import rng as R
 from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama, party
-from llama_sim.core.engine import accumulate_upper
+from llama_sim.core.scoring import accumulate_upper
 from llama_sim.rulesets.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
 from llama_sim.run.chunks import run_chunk
 from llama_sim.run.designs import seat_plan, with_kernel

@@ -17,7 +17,7 @@ from llama_sim.analysis.advise import make_position
 from llama_sim.analysis.bench import bench_game
 from llama_sim.core import registry
 from llama_sim.core.advice import advice_of
-from llama_sim.core.engine import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M_WIN60, WIN_UNITS
+from llama_sim.core.scoring import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M_WIN60, WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RuleSet, option_flag
 from llama_sim.run.backends import run

@@ -14,7 +14,7 @@ import pytest
 
 from llama_sim.cli import main
 from llama_sim.core import jit, registry
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.run import lineup
 from cli_helpers import call, wait_until
 from kernel_cache import copied_cache, entry_files, function_entry, policy_entry
