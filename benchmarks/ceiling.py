@@ -24,7 +24,7 @@ decision reaches the policy:
 
 A kernel compiled per line-up cannot take its policies as arguments and stay in Numba's disk cache
 (dispatcher-typed arguments miss the cache in every process); ``llama_sim.run.lineup`` generates a module
-per line-up instead, which is cached (``tests/test_lineup.py``). Rounds per CPU-second of this thread
+per line-up instead, which is cached (``tests/run/test_lineup.py``). Rounds per CPU-second of this thread
 (``time.thread_time``), medians of ``--repeats`` interleaved runs. The loops are measurement code,
 not engines: nothing else uses them. Printed, never asserted.
 """

@@ -6,7 +6,7 @@ internals: the kernel equals the reference engine on the same streams, results d
 thread count, round penalties add up to final scores and every win is handed out once, every strategy
 loads and plays, bad input is a ``UsageError``, ``bench`` agrees with the reference, and ``advise``
 values every legal action of the rule set's example position. ``CHECKS`` lists them, so a test suite
-can run them one by one (``tests/test_rule_sets.py``).
+can run them one by one (``tests/rulesets/test_rule_sets.py``).
 """
 from __future__ import annotations
 

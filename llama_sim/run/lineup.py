@@ -12,7 +12,7 @@ The price is a compile of a few seconds for each new line-up, so ``choose`` take
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
 one ``kernel_loop`` source and differ only in how a policy is asked (through the function tuple, or
-by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/test_lineup.py`` checks it for every
+by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/run/test_lineup.py`` checks it for every
 rule set that has them, in rounds and in games.
 
 Disk cache: Numba cannot cache a kernel that takes its policies as dispatcher-typed arguments (every

@@ -67,7 +67,7 @@ scores it, ``play_game``, ``run_blocks``; the work is
 done by ``play_core_with`` (``decide`` first, then the same arguments plus ``drng``, ``lazy``, ``bad``,
 ``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
-decision by decision (``tests/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
+decision by decision (``tests/rulesets/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
 (``llama_sim.core.expert``), on the kernel's round loop.
 
 Illegal actions: both engines check every answer against their own record of what is legal and

@@ -13,7 +13,7 @@ from llama_sim.cli import main
 from llama_sim.core.strategies_file import check_source
 from cli_helpers import call, wait_until
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HEAD = "from llama_sim.core.registry import strategy\n"
 
 
