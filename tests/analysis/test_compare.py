@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from llama_sim.core import registry, stats
-from llama_sim.cli import main
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import all_games, get_game
 from llama_sim.core.output import RESULT_COLUMNS
@@ -24,6 +23,7 @@ from llama_sim.run.tables import (
     seat_half_width, seat_table,
 )
 from llama_sim.core.stats import Stratified
+from cli_helpers import call
 
 LAMA = get_game("lama")
 CFG = LAMA.config()
@@ -34,16 +34,6 @@ ALWAYS_QUIT_PENALTY = 31 * (1 - comb(48, 6) / comb(56, 6))
 
 def lineup(*specs, game="lama"):
     return [registry.parse_spec(game, s) for s in specs]
-
-
-def call(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ----------------------------------------------------------------------------- the design
