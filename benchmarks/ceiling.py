@@ -24,7 +24,7 @@ decision reaches the policy:
 
 A kernel compiled per line-up cannot take its policies as arguments and stay in Numba's disk cache
 (dispatcher-typed arguments miss the cache in every process); ``llama_sim.run.lineup`` generates a module
-per line-up instead, which is cached (``tests/test_lineup.py``). Rounds per CPU-second of this thread
+per line-up instead, which is cached (``tests/run/test_lineup.py``). Rounds per CPU-second of this thread
 (``time.thread_time``), medians of ``--repeats`` interleaved runs. The loops are measurement code,
 not engines: nothing else uses them. Printed, never asserted.
 """
@@ -43,7 +43,7 @@ from llama_sim.core import registry
 from llama_sim.core import rng as R
 from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama, party
-from llama_sim.core.engine import accumulate_upper
+from llama_sim.core.scoring import accumulate_upper
 from llama_sim.rulesets.shedding import HAND_SIZE, MAX_SEATS, deal_lazy_round, seat_penalty
 from llama_sim.run.chunks import run_chunk
 from llama_sim.run.designs import seat_plan, with_kernel

@@ -6,7 +6,7 @@ internals: the kernel equals the reference engine on the same streams, results d
 thread count, round penalties add up to final scores and every win is handed out once, every strategy
 loads and plays, bad input is a ``UsageError``, ``bench`` agrees with the reference, and ``advise``
 values every legal action of the rule set's example position. ``CHECKS`` lists them, so a test suite
-can run them one by one (``tests/test_rule_sets.py``).
+can run them one by one (``tests/rulesets/test_rule_sets.py``).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from llama_sim.analysis.advise import make_position
 from llama_sim.analysis.bench import bench_game
 from llama_sim.core import registry
 from llama_sim.core.advice import advice_of
-from llama_sim.core.engine import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M_WIN60, WIN_UNITS
+from llama_sim.core.scoring import M_FINAL, M_OUT, M_PENALTY, M_QUIT, M_ROUNDS, M_WIN60, WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RuleSet, option_flag
 from llama_sim.run.backends import run

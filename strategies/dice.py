@@ -50,7 +50,7 @@ from llama_sim.rulesets.dice import (
     ROLL, TAKE_BASE,
 )
 from llama_sim.core.registry import strategy
-from llama_sim.core.engine import distinct_penalty, largest_token
+from llama_sim.core.scoring import distinct_penalty, largest_token
 from llama_sim.strategies._helpers import first_legal, lowest_bit, random_legal
 
 assert _LLAMA == LLAMA

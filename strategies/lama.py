@@ -8,7 +8,7 @@ from numba import njit
 
 from llama_sim.rulesets.lama import DRAW, N_CODES, OBS_ACTIVE, OBS_SCORES, OBS_SEAT, OBS_TOP, PENALTY, QUIT
 from llama_sim.core.registry import strategy
-from llama_sim.core.engine import distinct_penalty
+from llama_sim.core.scoring import distinct_penalty
 from llama_sim.strategies._helpers import climbs, random_legal
 
 

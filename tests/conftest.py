@@ -15,7 +15,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 # A cold first run hands its strategies to a second compile process (core.aside) to use an idle core.
 # Under ``-n auto`` no core is idle, so here that process would only add its start-up to every cold
-# run; tests/test_aside.py runs it on its own.
+# run; tests/core/test_aside.py runs it on its own.
 os.environ.setdefault("LLAMA_SIM_ASIDE", "0")
 
 

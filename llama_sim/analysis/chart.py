@@ -68,7 +68,7 @@ from llama_sim.core.chart_kernel import (
     DEFAULT_OPP_EDGES, DEFAULT_PILE_EDGES, MEASURES, N_STAT, N_STATS, S_NN, S_POLICY_QUIT, S_SN, S_SS, S_SUM,
     ChartRules,
 )
-from llama_sim.core.engine import WIN_UNITS
+from llama_sim.core.scoring import WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import write_text
 from llama_sim.core.ruleset import all_games, get_game

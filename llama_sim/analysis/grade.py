@@ -33,7 +33,7 @@ import pandas as pd
 
 from llama_sim.core import interrupt, registry
 from llama_sim.core import rng as R
-from llama_sim.core.engine import ROUND_METRICS
+from llama_sim.core.scoring import ROUND_METRICS
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.expert import OWN
 from llama_sim.core.intervals import MIN_BLOCKS, t_value

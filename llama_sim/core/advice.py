@@ -5,7 +5,7 @@ game roll-out's later deals (``GAME_STREAM``).
 
 A roll-out kernel plays every action on the same determinized deal and adds, per roll-out, the
 vector (score change per action, went out per action, win units per action) into ``s1``/``s2`` with
-``core.engine.accumulate``; the generic advisor turns those sums into values, intervals and a
+``core.scoring.accumulate``; the generic advisor turns those sums into values, intervals and a
 sentence.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A run is a number of deal blocks. For each block the loop takes one key (``rng.block_key``), and every
 seating of the block (a row of ``entry_of_seat``) replays the streams made from that key: the same
 deals, the same dice, the same policy draws. Each seating's outcome goes into the block's vector ``v``
-(``engine.add_seats``), and the block's ``v`` into the sums (``engine.accumulate_upper``). A rule set
+(``scoring.add_seats``), and the block's ``v`` into the sums (``scoring.accumulate_upper``). A rule set
 gives only ``play_seating``, one game (or round) from the block's streams; so the pairing rule, the
 reset of the per-seating totals and the sums are the same for all of them.
 
@@ -23,7 +23,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import RUN_BLOCKS_SIG, accumulate_upper, add_seats, check_stop
+from llama_sim.core.scoring import RUN_BLOCKS_SIG, accumulate_upper, add_seats, check_stop
 from llama_sim.core.jit import Kernel
 from llama_sim.core.views import stack_zeros
 
@@ -95,7 +95,7 @@ def block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entr
 class BlockKernel:
     """A rule set's block loop compiled as the cached kernel itself (without reference counting unless
     ``reference_counted``), and the plain Python around it that allocates what the loop writes and raises
-    what it reports. ``get()`` is a callable with ``engine.RUN_BLOCKS_SIG``'s arguments, like a ``jit.Kernel``
+    what it reports. ``get()`` is a callable with ``scoring.RUN_BLOCKS_SIG``'s arguments, like a ``jit.Kernel``
     of that signature. Why not a jitted wrapper: every compiled level re-optimises all the code linked
     into it, and a wrapper around the loop cost a second of each rule set's first compile.
 

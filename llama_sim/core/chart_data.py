@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core.errors import UsageError
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.core.ruleset import RULE_SETS
 
 TOKENS = (0, 1, 10, 20)  # the token a player returns on going out: class index 0..3

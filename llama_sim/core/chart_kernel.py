@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core.chart_data import MAX_PILE
-from llama_sim.core.engine import GAME_END_SCORE
+from llama_sim.core.scoring import GAME_END_SCORE
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, POLICIES_TYPE
 

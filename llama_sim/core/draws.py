@@ -1,20 +1,15 @@
-"""Random draws for the Kadabra and dice kernels: integer ``randint`` and lazy (forward) dealing.
+"""Lazy (forward) dealing for the Kadabra and dice kernels.
 
-Why not ``llama_sim.core.rng.randint``/``shuffle``: those turn the 53 top bits into a float and back, and
-shuffle a whole deck before a round although a round deals only the cards it uses. Here
-
-- ``randint(state, n)`` is ``((x >> 11) * n) >> 53`` for the generator's next output ``x``: the exact
-  floor of ``(x >> 11) * n / 2**53``. It is ``rng.randint`` without the float rounding (the two agree
-  but when the rounded float product crosses an integer, about ``n / 2**53`` of the draws), for
-  ``n <= 2**11``. The generator step is ``rng.next_u64``'s own source, inlined.
-- a *forward* Fisher-Yates shuffle fixes position 0 first, then 1, ... (``deal_shuffle``). Its first
-  k positions depend on its first k draws only, so a kernel can deal lazily (``draw_at``: fix a
-  position when its card is needed) and get exactly the cards a reference engine gets by shuffling
-  the whole deck first (``shuffle_forward``) with the same generator state.
+A *forward* Fisher-Yates shuffle fixes position 0 first, then 1, ... (``deal_shuffle``). Its first k
+positions depend on its first k draws only, so a kernel can deal lazily (``draw_at``: fix a position
+when its card is needed) and get exactly the cards a reference engine gets by shuffling the whole deck
+first (``shuffle_forward``) with the same generator state; ``rng.shuffle`` (backward) would shuffle a
+whole deck before a round although a round deals only the cards it uses. Draws are ``rng.randint``'s
+(``randint_small``: decks are small).
 
 These functions allocate nothing and are compiled without Numba's reference counting (``NO_NRT``):
 a call to a separately compiled function that takes arrays otherwise costs atomic reference-count
-updates. The lead may move them into ``llama_sim.core.rng``.
+updates.
 """
 from __future__ import annotations
 
@@ -39,23 +34,11 @@ except ImportError:  # pragma: no cover - numba internals moved
 # interpreter: only jitted code may call one.
 COMPILED_CALLERS_ONLY = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
-_next_u64 = njit(nogil=True, inline="always")(R.next_u64.py_func)
-_U11 = np.uint64(11)
-_U53 = np.uint64(53)
-MAX_RANGE = 1 << 11  # randint(state, n) needs n <= MAX_RANGE (so (x >> 11) * n fits 64 bits)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def randint(state, n):
-    """An integer in [0, n), n <= 2**11: floor((top 53 bits of the next output) * n / 2**53)."""
-    return np.int64(((_next_u64(state) >> _U11) * np.uint64(n)) >> _U53)
-
-
 @njit(cache=True, nogil=True, inline="always")
 def draw_at(deck, pos, state):
     """Fix position ``pos`` of a forward Fisher-Yates shuffle and return its card: a uniform choice
     among ``deck[pos:]`` swapped into ``pos`` (one draw)."""
-    j = pos + randint(state, deck.shape[0] - pos)
+    j = pos + R.randint_small(state, deck.shape[0] - pos)  # (a deck holds at most MAX_EXACT cards)
     card = deck[j]
     deck[j] = deck[pos]
     deck[pos] = card
@@ -81,7 +64,7 @@ def next_stream(state, out):
     """A fresh generator state in ``out`` from the next output of ``state`` (SplitMix64 seeding):
     the deal of each round of a game, so the deal stream moves one step per round however many
     cards the round used."""
-    x = _next_u64(state)
+    x = R.next_u64_inline(state)
     out[0] = R.splitmix64(x)
     out[1] = R.splitmix64(out[0] ^ x)
     if out[0] == 0 and out[1] == 0:

@@ -13,8 +13,9 @@ import warnings
 
 MOVED = {"llama_sim.registry": "llama_sim.core.registry", "llama_sim.rng": "llama_sim.core.rng",
          "llama_sim.views": "llama_sim.core.views", "llama_sim.chart_data": "llama_sim.core.chart_data",
-         "llama_sim.errors": "llama_sim.core.errors", "llama_sim.games.common": "llama_sim.core.engine",
-         "llama_sim.games.draws": "llama_sim.core.draws", "llama_sim.games": "llama_sim.rulesets"}
+         "llama_sim.errors": "llama_sim.core.errors", "llama_sim.games.common": "llama_sim.core.scoring",
+         "llama_sim.games.draws": "llama_sim.core.draws", "llama_sim.games": "llama_sim.rulesets",
+         "llama_sim.core.engine": "llama_sim.core.scoring"}
 NEW_SURFACE = "for strategies: from llama_sim import strategy, and llama_sim.rulesets.<game>.kit"
 SILENT = {"llama_sim.games"}  # a package imported on the way to a moved module: the module's notice says it
 

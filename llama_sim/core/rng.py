@@ -113,10 +113,25 @@ def uniform(state):
     return float(next_u64(state) >> _U11) * _INV53
 
 
-@njit(cache=True, nogil=True)
+next_u64_inline = njit(nogil=True, inline="always")(next_u64.py_func)  # the step put into its caller
+_U53 = np.uint64(53)
+MAX_EXACT = 1 << 11  # up to here (x >> 11) * n fits 64 bits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def randint_small(state, n):
+    """``randint`` for an ``n`` known to be at most ``MAX_EXACT`` (unchecked): the kernels' deals, where
+    the check would be a branch at every card."""
+    return np.int64(((next_u64_inline(state) >> _U11) * np.uint64(n)) >> _U53)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def randint(state, n):
-    """An integer in [0, n): floor(uniform * n); bias at most n / 2**53, far below any MC error."""
-    return int(uniform(state) * n)
+    """An integer in [0, n): floor((top 53 bits of the next output) * n / 2**53), in integers (exact) for
+    n <= 2**11; above, through a double (bias at most n / 2**53, far below any Monte Carlo error)."""
+    if n <= MAX_EXACT:
+        return randint_small(state, n)
+    return np.int64(uniform(state) * n)
 
 
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -127,7 +142,7 @@ _U32 = np.uint64(32)
 def below(state, n):
     """An integer in [0, n) for 0 < n < 2**32, exactly uniform, from integer arithmetic only
     (Lemire's multiply-shift with rejection; the modulo is computed only in the rare near-reject
-    case). Cheaper than ``randint``'s float path; the lazily dealt shedding decks use it."""
+    case); the lazily dealt shedding decks use it."""
     un = np.uint64(n)
     m = (next_u64(state) >> _U32) * un
     low = m & _LOW32

@@ -110,7 +110,7 @@ class RuleSet:
     min_players: int
     max_players: int
     # Each code field (``_CODE_FIELDS``) takes the value itself or "module:NAME" naming it.
-    run_blocks: Callable  # ``get()``: a callable with core.engine.RUN_BLOCKS_SIG (core.blocks.BlockKernel or jit.Kernel)
+    run_blocks: Callable  # ``get()``: a callable with core.scoring.RUN_BLOCKS_SIG (core.blocks.BlockKernel or jit.Kernel)
     reference_blocks: Callable  # the reference engine on the same work (entries as (policy, params))
     config: Callable[..., np.ndarray]  # options -> cfg int64 array
     action_names: tuple[str, ...]  # the readable name of every action index

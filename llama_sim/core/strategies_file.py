@@ -29,7 +29,7 @@ from llama_sim.core.errors import UsageError
 from llama_sim.core.moved import new_name
 
 IMPORTS = ("__future__", "math", "numpy", "numba", "llama_sim.core.registry", "llama_sim.core.rng",
-           "llama_sim.core.engine", "llama_sim.core.views", "llama_sim.core.kit", "llama_sim.core.expert", "llama_sim.core.chart_data",
+           "llama_sim.core.scoring", "llama_sim.core.views", "llama_sim.core.kit", "llama_sim.core.expert", "llama_sim.core.chart_data",
            "llama_sim.rulesets", "llama_sim.strategies")
 REFUSED = ("numpy.ctypeslib", "numpy.lib", "numpy.testing", "numpy.distutils", "numpy.f2py", "numba.core",
            "numba.extending", "numba.experimental", "numba.misc", "numba.cuda", "numba.pycc", "numba.tests")

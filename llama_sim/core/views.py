@@ -75,9 +75,8 @@ def stack_zeros(typingctx, capacity, shape, dtype):
 
     Why: the shedding kernels' block loop runs without reference counting (``draws.NO_NRT``), where it
     cannot allocate; its scratch arrays handed in as arguments could alias one another as far as the
-    compiler knows, so every write to one reloaded the others (measured: 591 ns a L.A.M.A. round
-    against 522 with the same loop on arrays of its own). Arrays on the function's own stack are
-    known to be distinct. The caller keeps ``prod(shape) <= capacity`` and never lets the array
+    compiler knows, so every write to one reloaded the others (``benchmarks/MEASUREMENTS.md``). Arrays
+    on the function's own stack are known to be distinct. The caller keeps ``prod(shape) <= capacity`` and never lets the array
     outlive the function (it is neither returned nor stored)."""
     if not isinstance(capacity, types.IntegerLiteral) or not isinstance(dtype, types.NumberClass):
         return None
@@ -123,9 +122,8 @@ def copy_into(typingctx, dst, src):
     nothing is checked), as a ``memcpy``.
 
     Why not the slice assignment: Numba compiles ``a[:] = b`` with a broadcast check whose error
-    message builder costs 2-3 s of compile in each new process (measured on the 2-core machine: a
-    function with ``a[:, :] = b`` 3.5 s, with a loop 0.4 s); every kernel that restores a position
-    for each roll-out paid it on its first run."""
+    message builder costs seconds of compile in each new process (``benchmarks/MEASUREMENTS.md``);
+    every kernel that restores a position for each roll-out paid it on its first run."""
     if not (isinstance(dst, types.Array) and isinstance(src, types.Array) and dst.layout == "C"
             and src.layout == "C" and dst.dtype == src.dtype and dst.ndim == src.ndim and dst.mutable):
         return None

@@ -86,7 +86,7 @@ def _endless_game(plan: Plan) -> UsageError:
     dealt, players who quit at once end a game in a few rounds; two greedy players with an
     all-llama Kadabra deck stake every token on the stage and never collect), so it is reported
     as a property of this line-up and these rules, in one line."""
-    from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME
+    from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME
 
     rules = "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in plan.game.describe_config(plan.cfg).items())
     return UsageError(f"a {plan.game.name} game of {', '.join(plan.unit_labels)} did not end within "
@@ -119,7 +119,7 @@ def run_chunk(plan: Plan, seed: int, first_block: int, n_blocks: int) -> tuple[n
         raise  # compile (``policy_tuple``)
     except ValueError as exc:
         raise_illegal_action(exc, plan, (seed, first_block, n_blocks))
-        if exc.args == ("game did not end",) and not raised_by_a_strategies_file(exc):  # core.engine's report
+        if exc.args == ("game did not end",) and not raised_by_a_strategies_file(exc):  # core.scoring's report
             raise _endless_game(plan) from None
         raise policy_error(exc, plan.entries) from None
     except Exception as exc:  # IndexError of a bounds check, ZeroDivisionError, ...: a policy's code

@@ -36,7 +36,7 @@ from typing import Union
 import numpy as np
 
 from llama_sim.core import registry
-from llama_sim.core.engine import GAME_METRICS, ROUND_METRICS
+from llama_sim.core.scoring import GAME_METRICS, ROUND_METRICS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.core.stats import Stratified, Tally

@@ -4,19 +4,15 @@
 Why: a generic kernel asks every policy through a tuple of first-class functions, so one compiled
 kernel (cached on disk) serves every combination of strategies. That call is opaque to the compiler:
 nothing of the policy is optimised together with the loop around it. A line-up kernel has the
-line-up's policies compiled into its loop: 1.12-1.28x the generic kernel's rounds per CPU-second on
-the bench line-ups (Kadabra 1.12, dice 1.23, party 1.25, L.A.M.A. 1.28; ``python
-benchmarks/before_after.py --baseline DIR --repeats 5 --rounds 300000``, which times both kernels, as
-does ``llamasim bench``).
+line-up's policies compiled into its loop, and plays more rounds per CPU-second than the generic kernel
+on every bench line-up (``benchmarks/before_after.py`` and ``llamasim bench`` time both; figures in
+``benchmarks/MEASUREMENTS.md``).
 
-The price is a compile for each new line-up (on the 2-core machine, measured cold with the policies
-already compiled, ``compare ... greedy threshold`` with ``LLAMA_SIM_KERNEL=lineup``: L.A.M.A. 3.3 s, Party 3.3,
-dice 3.6 (threshold, keep_llama), Kadabra 4.4),
-so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
+The price is a compile of a few seconds for each new line-up, so ``choose`` takes one only when it pays: when the run is large (``LINEUP_MIN_ROUNDS``) or when the
 line-up's kernel is already in the disk cache. ``LLAMA_SIM_KERNEL=generic|lineup|auto`` (default
 ``auto``) overrides the choice. The results are identical either way: both kernels are the rule set's
 one ``kernel_loop`` source and differ only in how a policy is asked (through the function tuple, or
-by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/test_lineup.py`` checks it for every
+by the line-up's ``decide``, see ``registry.line_up_ask``); ``tests/run/test_lineup.py`` checks it for every
 rule set that has them, in rounds and in games.
 
 Disk cache: Numba cannot cache a kernel that takes its policies as dispatcher-typed arguments (every

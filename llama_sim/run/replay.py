@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llama_sim.core import registry
-from llama_sim.core.engine import GAME_METRICS, ROUND_METRICS
+from llama_sim.core.scoring import GAME_METRICS, ROUND_METRICS
 from llama_sim.core.errors import illegal_action_args
 from llama_sim.core.kit import position_words
 

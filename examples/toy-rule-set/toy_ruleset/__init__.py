@@ -24,7 +24,7 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.blocks import BlockKernel, block_loop
-from llama_sim.core.engine import (
+from llama_sim.core.scoring import (
     ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, ask_policy, largest_token, reference_block_loop,
 )
 from llama_sim.core.ruleset import RuleSet

@@ -8,7 +8,7 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.advice import GAME_STREAM, action_phrase
-from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
+from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.position import (
     CARD_POSITION_HELP, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,

@@ -44,7 +44,7 @@ Readings chosen (also in RULES.md where it settles them):
   nothing can be returned and the penalty is the card points.
 
 Encoding: card/face code ``c`` in 0..5 is the value c+1, 6 the llama. Rows, the llama row and the
-discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` (``games.draws.randint``) from the dice
+discard pile are count vectors over codes. A roll is one draw ``o = randint(216)`` (``core.rng.randint``) from the dice
 stream (``DICE_STREAM``): die A (first die of the canonical layout) shows face ``o // 36``, die B
 face ``(o // 6) % 6``, die C face ``o % 6``. A deal takes ``6 n`` draws from the deal stream: a
 partial Fisher-Yates shuffle of the 36 cards (``deal_shuffle``), seat s gets cards ``6s..6s+5``.

@@ -15,7 +15,7 @@ from numba import njit, types
 
 from llama_sim.core import rng as R
 from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, ExactAnswer, action_phrase
-from llama_sim.core.engine import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
+from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.position import LAST_SCORE, Position, int_list, quit_flags

@@ -34,7 +34,7 @@ from llama_sim.core.chart_kernel import (
     BRANCH_STREAM, COLLECT_SIG, M_WIN, ChartRules, add_sample, close_game, game_over, game_sums, score_change_value,
     wrapped_lineup,
 )
-from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
+from llama_sim.core.scoring import MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, win_units
 from llama_sim.core.jit import Kernel
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets import dice as D

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from llama_sim.core.draws import randint  # noqa: F401  (the roll draw, for tests replaying the dice stream)
+from llama_sim.core.rng import randint  # noqa: F401  (the roll draw, for tests replaying the dice stream)
 from llama_sim.rulesets.dice import RULE_SET
 from llama_sim.rulesets.dice.codes import (  # noqa: F401  (the rule set's public vocabulary)
     ACTION_NAMES, CODE_NAMES, DECK, DEFAULT_LAYOUT_ID, DISCARD_BASE, DISCARD_MASK_1, DISCARD_MASK_2,

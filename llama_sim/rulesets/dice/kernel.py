@@ -8,10 +8,9 @@ Speed: the block loop (``run_blocks``' own), ``play_core``, ``deal_round`` and `
 without Numba's reference counting (``draws.NO_NRT``: they allocate nothing); calls to separately
 compiled functions taking arrays otherwise cost atomic reference-count updates. The block loop keeps
 its scratch on its own stack (``views.stack_zeros``), so the compiler knows its arrays do not overlap;
-with that and the legal discard masks as bit sets (``discard_masks``), 4 ``threshold:quit_at=10``
-players went from 1.58 to 1.92 million rounds per CPU-second (line-up kernel: 1.80 to 2.37;
-``benchmarks/before_after.py``). The faces of a roll come from a table (``ROLL_DIE_FACE``); ``randint``
-is ``draws.randint``, the exact integer floor of the top 53 bits times n.
+with that and the legal discard masks as bit sets (``discard_masks``) it plays about a fifth more rounds
+per CPU-second (``benchmarks/MEASUREMENTS.md``). The faces of a roll come from a table (``ROLL_DIE_FACE``); ``randint``
+is ``rng.randint`` (``randint_small``: 216 rolls), the exact integer floor of the top 53 bits times n.
 
 Illegal actions: ``play_core`` keeps its own bit set of the legal actions, hands it to the policy as
 ``legal`` and checks the answer against it. It reports an illegal one through ``bad`` (int64[3]: entry,
@@ -24,9 +23,10 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT as _NO_NRT, deal_shuffle, randint
+from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT as _NO_NRT, deal_shuffle
+from llama_sim.core.rng import randint_small
 from llama_sim.core.blocks import BlockKernel, block_loop
-from llama_sim.core.engine import (
+from llama_sim.core.scoring import (
     ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, distinct_penalty, largest_token, raise_stop,
 )
 from llama_sim.core.jit import Kernel
@@ -203,7 +203,7 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
             if seat == n:
                 seat = 0
             continue
-        o = randint(drng, N_ROLLS)
+        o = randint_small(drng, N_ROLLS)
         if turn < cap:
             log[turn, 0] = seat
             log[turn, 1] = ROLL

@@ -15,9 +15,10 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.draws import NO_NRT, deal_shuffle, randint
-from llama_sim.core.engine import accumulate_upper, add_seats
+from llama_sim.core.draws import NO_NRT, deal_shuffle
+from llama_sim.core.scoring import accumulate_upper, add_seats
 from llama_sim.core.errors import UsageError
+from llama_sim.core.rng import randint_small
 from llama_sim.core.views import stack_zeros
 from llama_sim.rulesets.dice.codes import DECK, LLAMA, MAX_PLAYERS, N_CODES, N_ROLLS, PENALTY, ROLL_DIE_FACE, ROW_SIZE
 
@@ -79,7 +80,7 @@ def limit_blocks(quit_at, cfg, seed, n_blocks, n, unit_of_seat, n_units, s1, upp
                 n_in -= 1
                 seat = seat + 1 if seat + 1 < n else 0
                 continue
-            o = randint(dice_rng, N_ROLLS)
+            o = randint_small(dice_rng, N_ROLLS)
             f0 = cfg[1 + ROLL_DIE_FACE[o, 0]]
             f1 = cfg[7 + ROLL_DIE_FACE[o, 1]]
             f2 = cfg[13 + ROLL_DIE_FACE[o, 2]]

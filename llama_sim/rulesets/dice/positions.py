@@ -9,7 +9,7 @@ import numpy as np
 from numba import types
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import accumulate, add_seat, largest_token
+from llama_sim.core.scoring import accumulate, add_seat, largest_token
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE

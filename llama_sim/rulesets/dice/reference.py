@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llama_sim.core import rng as R
-from llama_sim.core.draws import deal_shuffle, randint
-from llama_sim.core.engine import (
+from llama_sim.core.draws import deal_shuffle
+from llama_sim.core.rng import randint
+from llama_sim.core.scoring import (
     GAME_END_SCORE, ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop,
 )
 from llama_sim.rulesets.dice.codes import (

@@ -64,7 +64,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from llama_sim.core.engine import GAME_END_SCORE, largest_token
+from llama_sim.core.scoring import GAME_END_SCORE, largest_token
 from llama_sim.rulesets.dice.tables import (
     LLAMA, N_CODES, N_DICE, N_OUTCOMES, as_layout as _as_layout, rolled_count_table,
 )
@@ -192,7 +192,7 @@ def as_score(score) -> int:
 
 def token_returned(score: int) -> int:
     """The token a dice player holding ``score`` returns (after three llamas, or on going out): the
-    largest held, 10 or 1 (no 20s in the dice game), 0 at score 0 (``core.engine.largest_token``)."""
+    largest held, 10 or 1 (no 20s in the dice game), 0 at score 0 (``core.scoring.largest_token``)."""
     return int(largest_token(int(score), False))
 
 

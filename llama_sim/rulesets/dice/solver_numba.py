@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.rulesets.dice.solver import as_counts, as_llama_row, as_score, get_solver
 
 __all__ = [

@@ -67,17 +67,16 @@ scores it, ``play_game``, ``run_blocks``; the work is
 done by ``play_core_with`` (``decide`` first, then the same arguments plus ``drng``, ``lazy``, ``bad``,
 ``work``). Both engines
 take the same deck order and call the same policies in the same order, so on fixed decks they agree
-decision by decision (``tests/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
+decision by decision (``tests/rulesets/test_kadabra.py``). ``expert.py``: the ``expert`` strategy's roll-outs
 (``llama_sim.core.expert``), on the kernel's round loop.
 
 Illegal actions: both engines check every answer against their own record of what is legal and
 raise ``ValueError("illegal action", entry, seat, action)`` (entry: the line-up entry of that seat).
 
-Random streams: a deal is a forward Fisher-Yates shuffle with integer draws (``games/draws.py``);
+Random streams: a deal is a forward Fisher-Yates shuffle with integer draws (``core/draws.py``);
 the kernels deal lazily (a card is chosen when it is dealt or drawn), the reference engine shuffles
 the whole deck with the same stream: the same cards. In a game, each round deals from its own stream
-derived from the deal stream (``draws.next_stream``). (Before: ``rng.shuffle``, backward and
-float-based, of all 60 cards, one stream for the game: results for a given seed changed.)
+derived from the deal stream (``draws.next_stream``).
 
 Encoding
 --------

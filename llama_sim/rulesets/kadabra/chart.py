@@ -36,7 +36,7 @@ from llama_sim.core.chart_kernel import (
     BRANCH_STREAM, COLLECT_SIG, M_WIN, STUCK_WORDING, ChartRules, add_sample, close_game, game_over, game_sums,
     score_change_value, wrapped_lineup,
 )
-from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, win_units
+from llama_sim.core.scoring import MAX_ROUNDS_PER_GAME, win_units
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICY_SIG
 from llama_sim.core.views import copy_into

@@ -34,7 +34,7 @@ from numba import njit, types
 
 from llama_sim.core import rng as R
 from llama_sim.core.blocks import BlockKernel, block_loop
-from llama_sim.core.engine import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, raise_stop
+from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, raise_stop
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT, draw_at, next_stream
 from llama_sim.core.registry import line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros

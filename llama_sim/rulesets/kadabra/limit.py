@@ -18,7 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from llama_sim.core import rng as R
 from llama_sim.core.draws import NO_NRT, draw_at
-from llama_sim.core.engine import accumulate_upper, add_seats
+from llama_sim.core.scoring import accumulate_upper, add_seats
 from llama_sim.core.errors import UsageError
 from llama_sim.core.views import stack_zeros
 from llama_sim.rulesets.kadabra.kernel import HANDS_CAPACITY

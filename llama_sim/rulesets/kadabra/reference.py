@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import (
+from llama_sim.core.scoring import (
     GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, legal_bits, reference_block_loop,
 )
 from llama_sim.core.draws import next_stream, shuffle_forward

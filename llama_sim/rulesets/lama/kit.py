@@ -14,7 +14,7 @@
 """
 from numba import njit
 
-from llama_sim.core.engine import distinct_penalty
+from llama_sim.core.scoring import distinct_penalty
 from llama_sim.core.kit import below, count_legal, is_legal, pick_legal, randint, uniform  # noqa: F401
 from llama_sim.rulesets.lama.engine import (  # noqa: F401
     ACTION_NAMES, CODE_NAMES, DRAW, LLAMA, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DISCARD, OBS_DRAW_PILE,

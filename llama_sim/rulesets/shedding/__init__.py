@@ -34,30 +34,27 @@ reads like the rulebooks and uses the readable ``playable`` and ``score``. The N
 ``SheddingRules``) and ``flags`` (``tokens20``, ``starter_last_card``). A rule set's module binds them to
 its own tables, held as module globals, in thin wrappers (``lama.play_round``, ``lama.play_game``,
 ``lama.kernel_loop``). The shared functions are inlined into each wrapper, where
-the tables are frozen constants, so every rule set gets its own specialised kernel from one source.
-Measured on the 2-core machine (4 greedy players, interleaved runs, CPU time per thread): inlined,
-L.A.M.A. ran 5-7% faster than its former hand-written loop; called out-of-line with the tables as
-runtime arguments, 3-5% slower. So: inlined. The round (``round_loop``) is inlined by LLVM
+the tables are frozen constants, so every rule set gets its own specialised kernel from one source
+(called out-of-line with the tables as runtime arguments, it was slower: ``benchmarks/MEASUREMENTS.md``,
+where the figures of this docstring's other choices are too). The round (``round_loop``) is inlined by LLVM
 (``forceinline``), the rest by Numba (``inline="always"``): Numba copies an inlined function's code
 with its whole variable scope once per block, at each level of nesting, which made it half of a
 first compile; the round is compiled once per process (and cached) and LLVM puts it into each
 caller with the tables' constants.
 
-What the loop avoids, each measured:
+What the loop avoids, each measured (``benchmarks/MEASUREMENTS.md``):
 
 - data-dependent branches where "is this code held?" is a coin flip: the legal-move mask is
-  ``can_play_bits[top] & held[seat]`` (a branch there cost ~40%), and scoring is branch-free
-  (``hand_penalty``, ~8%);
+  ``can_play_bits[top] & held[seat]``, and scoring is branch-free (``hand_penalty``);
 - any per-decision copy: the policy gets the seat's own row of
   ``hands`` as ``hand`` (``views.readonly_row``) and the legal set as one int64 built from two bit
   masks, ``can_play_bits[top] & held[seat]`` (``held``: the codes each seat holds, kept up to date on
   every draw and play), with the draw and quit bits (a copy of the hand into ``obs`` and the legal
   set as C + 2 bytes at every decision measured slower);
-- a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates
-  (+10% rounds/s without it); the policy gets ``views.readonly_row(params, e)``, a view without a
-  meminfo (no copy, no reference counts; the reused buffer it replaced, refilled on every change of
-  entry, cost 6-8%);
-- an integer division per turn for the next seat (~5%);
+- a fresh ``params[e]`` view per policy call: a view costs two atomic reference-count updates;
+  the policy gets ``views.readonly_row(params, e)``, a view without a meminfo (no copy, no
+  reference counts; a reused buffer refilled on every change of entry was slower too);
+- an integer division per turn for the next seat;
 - per round: allocations and row views (``round_loop``/``game_loop`` take their scratch
   from the block loop; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
   (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``);
@@ -65,30 +62,21 @@ What the loop avoids, each measured:
   is compiled on its own without Numba's reference counting (``lama.run_blocks``, a ``blocks.BlockKernel``,
   or a line-up kernel's ``core``), and
   keeps its scratch on its own stack (``views.stack_zeros``). Inlined into a function with reference
-  counting, each array handed to an inlined helper cost atomic count updates at every round (the
-  L.A.M.A. line-up kernel: 653 -> 574 ns a round without them); scratch handed in as arguments may
-  alias, as far as the compiler knows, so each write reloaded the rest (574 -> 500 ns on the stack).
+  counting, each array handed to an inlined helper cost atomic count updates at every round; scratch
+  handed in as arguments may alias, as far as the compiler knows, so each write reloaded the rest.
   ``BlockKernel.run``, plain Python, allocates what outlives the loop and raises what it reports (``ILLEGAL``,
   ``ENDLESS``: without reference counting Numba raises exceptions with constant values only).
 
-Measured (timing variants, one thread, CPU time; 4 ``always_quit`` players make 4
-decisions a round, 4 ``greedy`` 37-39): the per-round framework was ~440 ns (seeding 10, deal 86
-+ shuffle, round set-up and 4 decisions ~170, squares ~55) and fell to ~360 ns; a ``greedy``
-decision costs ~18-20 ns, of which the indirect policy call with four array arguments is ~4.4 ns
-(2.0 ns inlined, 3.0 ns with the legal set as one integer argument). Selecting a per-seat array (a
-view or a tuple element) per decision costs ~25 ns (atomic reference counts), so the observation
-stays one array updated in place; a per-seat observation kept up to date (no hand copy, public
-changes written into every seat's row) measured slower for L.A.M.A. (1146 ns a round against 1027).
+A ``greedy`` decision costs a few tens of nanoseconds, and selecting a per-seat array (a view or a
+tuple element) per decision costs about as much again (atomic reference counts), so the observation
+stays one array updated in place; a per-seat observation kept up to date measured slower.
 The own hand is not part of ``obs`` at all (it is the ``hand`` argument), so the
 one shared observation holds only public fields.
 
 The policy call: the generic kernel (``decide`` None) asks through the first-class function tuple,
 which is opaque to the optimiser; a line-up kernel (``llama_sim.run.lineup``, same source, ``decide`` its
 own) has the policies compiled in. ``benchmarks/ceiling.py`` plays this kernel's work in loops that
-differ only in that call and in the contract (``python benchmarks/ceiling.py --game lama``, 4 greedy:
-this kernel 680 ns a round, its line-up kernel 500, the same work stripped to the loop with the policy
-compiled in 514, a loop specialised for greedy 386; before the block loop ran without reference
-counting on stack scratch: 834 and 653).
+differ only in that call and in the contract (``python benchmarks/ceiling.py --game lama``).
 
 Dealing: ``deal_lazy_round`` draws only the 6n + 1 dealt cards, each uniformly from
 the cards not yet dealt (forward Fisher-Yates steps with the integer ``rng.below``), and each draw

@@ -26,7 +26,7 @@ from llama_sim.core.chart_kernel import (
     BRANCH_STREAM, COLLECT_SIG, M_OWN, M_RELATIVE, STUCK_WORDING, ChartRules, add_sample, close_game, game_over,
     game_sums,
 )
-from llama_sim.core.engine import MAX_ROUNDS_PER_GAME, largest_token, win_units
+from llama_sim.core.scoring import MAX_ROUNDS_PER_GAME, largest_token, win_units
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import MAX_PARAMS, policy_tuple
 from llama_sim.core.views import copy_into

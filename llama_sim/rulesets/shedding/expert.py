@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.core.expert import FORCED, RELATIVE, deal_hidden, not_asked
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets.shedding.kernel import round_loop, seat_penalty

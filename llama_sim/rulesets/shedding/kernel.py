@@ -11,7 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
-from llama_sim.core.engine import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
+from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
 

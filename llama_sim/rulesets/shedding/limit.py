@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import accumulate_upper, add_seats
+from llama_sim.core.scoring import accumulate_upper, add_seats
 from llama_sim.core.views import stack_zeros
 from llama_sim.rulesets.shedding.rules import HAND_SIZE, MAX_DECK, MAX_SEATS, OBS_TOP
 

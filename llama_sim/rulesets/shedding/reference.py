@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from llama_sim.core import rng as R
-from llama_sim.core.engine import (
+from llama_sim.core.scoring import (
     GAME_END_SCORE, ask_policy, largest_token, legal_bits, reference_block_loop,
 )
 from llama_sim.rulesets.shedding.rules import HAND_SIZE, OBS_ACTIVE, OBS_DRAW_PILE, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN, SheddingRules

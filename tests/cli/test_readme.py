@@ -20,7 +20,7 @@ import pytest
 
 from cli_helpers import call
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 NEEDS = {"--scheduler": "a running Dask scheduler at the given address"}
 CAPS = {"--rounds": 20_000, "--games": 100, "--budget": 20_000, "--decisions": 100, "--rollouts": 50,
@@ -32,7 +32,7 @@ DEFAULTS = {  # sizes a command has by default, given here so the test stays sma
 }
 # ``bench`` compiles a one-strategy line-up kernel per rule set (4-5 s each in a cold suite, kernels no
 # other test needs); here it times the generic kernels only, as LLAMA_SIM_KERNEL=generic documents. Its
-# line-up columns are tested in tests/test_bench.py, the line-up kernels in tests/test_lineup.py.
+# line-up columns are tested in tests/analysis/test_bench.py, the line-up kernels in tests/run/test_lineup.py.
 ENV = {"bench": {"LLAMA_SIM_KERNEL": "generic"}}
 
 

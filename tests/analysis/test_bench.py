@@ -9,7 +9,7 @@ from llama_sim.core.ruleset import get_game
 from llama_sim.rulesets import lama
 from llama_sim.run import chunks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_decisions_per_round_are_the_reference_rounds_actions():

@@ -12,11 +12,11 @@ from llama_sim.core import registry, rng, stats
 from llama_sim.rulesets.dice import solver as sv
 from llama_sim.rulesets.dice.tables import LAYOUTS, p_three_llamas
 from llama_sim.core.errors import UsageError
-from llama_sim.core import engine as common
+from llama_sim.core import scoring as common
 from llama_sim.rulesets import dice
 from llama_sim.core.registry import POLICY_SIG
 from numba import njit
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.run.backends import run
 from llama_sim.run.designs import rotation_plan, seat_plan
 from llama_sim.strategies import dice as sd
@@ -336,8 +336,8 @@ def test_kernel_game_equals_reference_game():
 
 
 def test_randint_is_the_exact_integer_floor_of_the_top_53_bits_times_n():
-    """``draws.randint`` (dice rolls, deals) = floor((x >> 11) * n / 2**53) for the generator's next
-    output x; it agrees with the float-based ``rng.randint`` but at rounding boundaries."""
+    """``rng.randint`` (dice rolls, deals, policies) = floor((x >> 11) * n / 2**53) for the generator's
+    next output x; it agrees with the float floor(uniform * n) but at rounding boundaries."""
     a = rng.new_state(11, 2, rng.DICE_STREAM)
     b = a.copy()
     same = 0

@@ -13,7 +13,7 @@ from llama_sim.core.words import est
 from llama_sim.present.experiment import STEP_KINDS, SpecError, load_spec
 from cli_helpers import call
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "experiments" / "lama-quit-threshold.toml"
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "llama_sim"
 # Lowest first. A module may import from its own layer (without a cycle) or from a lower one.
 LAYERS = ("core", "rulesets", "strategies", "run", "analysis", "present", "api", "cli", "top")

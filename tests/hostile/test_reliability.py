@@ -11,7 +11,7 @@ from llama_sim.core import output
 from llama_sim.cli import main
 from cli_helpers import call
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SMALL = ["--rounds", "200", "-q"]
 COMPARE = ["compare", "-g", "lama", "greedy", "threshold"] + SMALL
 

@@ -1,4 +1,5 @@
-"""Pieces every rule set's engines share: scoring helpers, block statistics, the reference block loop.
+"""What every rule set's engines share to score: the metrics, tokens returned and wins, the block
+statistics a kernel adds its seats' outcomes to, and the reference engines' block loop.
 
 Statistics layout (consumed by ``llama_sim.core.stats``): per deal block, the kernels add each seat's
 outcome into a vector ``v`` of length ``M * units`` (raw metric ``m`` of unit ``u`` at

@@ -109,7 +109,7 @@ def run_cli(args):
 def test_fuzzed_command_lines_never_trace_back(tmp_path_factory, monkeypatch):
     files = _files(tmp_path_factory.mktemp("fuzz"))
     # No line-up kernels (``bench``'s, or a huge count's under ``auto``): each is a compile of seconds
-    # that tells nothing about argument handling; tests/test_lineup.py plays them.
+    # that tells nothing about argument handling; tests/run/test_lineup.py plays them.
     monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")
 
     @settings(max_examples=120, deadline=None, derandomize=True, database=None,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from setuptools import find_packages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_folder_of_code_is_a_package_setup_finds():

@@ -22,7 +22,7 @@ def test_columns_that_do_not_fit_move_to_a_block_below_with_the_row_labels():
 
 
 def test_bench_fits_the_terminal_and_keeps_every_column_in_json(capsys):
-    # L.A.M.A.'s: the line-up kernel tests/test_bench.py compiles too (a dice one would cost 4-5 s more)
+    # L.A.M.A.'s: the line-up kernel tests/analysis/test_bench.py compiles too (a dice one would cost 4-5 s more)
     code, out, err = call(capsys, "bench", "-g", "lama", "--rounds", "2000", "--reference-rounds", "10", "-q")
     assert code == 0, err
     assert widest(out) <= TERMINAL_WIDTH and out.splitlines()[0].split()[:3] == ["game", "line-up", "kernel"]

@@ -14,7 +14,7 @@ import pytest
 
 from llama_sim.cli import main
 from llama_sim.core import jit, registry
-from llama_sim.core.engine import largest_token
+from llama_sim.core.scoring import largest_token
 from llama_sim.run import lineup
 from cli_helpers import call, wait_until
 from kernel_cache import copied_cache, entry_files, function_entry, policy_entry
@@ -420,7 +420,7 @@ sys.exit({function}())
 def test_ctrl_c_at_start_up_or_exit_is_one_line(moment):
     """Ctrl-C while ``llamasim`` imports its command line (the first half second of every run) or after
     its command: one line, exit status 130, never a traceback."""
-    entry = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    entry = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     module, function = entry["project"]["scripts"]["llamasim"].split(":")
     script = CONSOLE_SCRIPT.format(module=module, function=function)
     r = subprocess.run([sys.executable, "-c", script, moment, "games"], capture_output=True, text=True, timeout=120)

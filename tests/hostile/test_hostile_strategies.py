@@ -13,7 +13,7 @@ from llama_sim.cli import main
 from llama_sim.core.strategies_file import check_source
 from cli_helpers import call, wait_until
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HEAD = "from llama_sim.core.registry import strategy\n"
 
 
@@ -347,7 +347,7 @@ POLICY = "@strategy('lama', 'hostile_writer', 'd')\ndef hostile_writer(obs, hand
     ("numba internals", "from numba.core import cgutils\n", 2),
     ("module passed on", "import numpy as np\nalias = np\n", 3),  # (past the checks of its attributes)
     ("llamasim changed", "from llama_sim.core import registry\nregistry.USER_MODULE_PREFIX = 'llama_sim.'\n", 3),
-    ("engine's report", "from llama_sim.core.engine import raise_stop\n", 2),
+    ("engine's report", "from llama_sim.core.scoring import raise_stop\n", 2),
     ("SystemExit", POLICY + "    raise SystemExit('llamasim: error: forged')\n", 4),
 ])
 def test_a_strategies_file_that_could_print_or_write_is_refused_at_load(capsys, tmp_path, route, text, line):

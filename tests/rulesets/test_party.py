@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from llama_sim.core import registry, rng, stats
 from llama_sim.core.errors import UsageError
 from llama_sim.rulesets import lama, party, shedding
-from llama_sim.core.engine import largest_token, legal_bits
+from llama_sim.core.scoring import largest_token, legal_bits
 from llama_sim.run.backends import run
 from llama_sim.run.designs import rotation_plan, seat_plan
 from llama_sim.strategies import party as pstrat

@@ -53,10 +53,12 @@ def test_a_file_written_for_the_previous_release_loads_with_a_notice(tmp_path):
         "from llama_sim.registry import strategy\n"
         "from llama_sim.games.lama import DRAW, QUIT\n"
         "from llama_sim.games.common import distinct_penalty\n"
+        "from llama_sim.core.engine import largest_token\n"
         "import llama_sim.rng as R\n"
         "@strategy('lama', 'previous_release', 'as written for the previous release')\n"
         + POLICY.format(name="previous_release") + "    return QUIT\n"))
-    for old in ("llama_sim.registry", "llama_sim.games.lama", "llama_sim.games.common", "llama_sim.rng"):
+    for old in ("llama_sim.registry", "llama_sim.games.lama", "llama_sim.games.common", "llama_sim.core.engine",
+                "llama_sim.rng"):
         import sys
         sys.modules.pop(old, None)
     with warnings.catch_warnings(record=True) as seen:
@@ -65,6 +67,7 @@ def test_a_file_written_for_the_previous_release_loads_with_a_notice(tmp_path):
     notices = [str(w.message) for w in seen if issubclass(w.category, FutureWarning)]
     assert any(n.startswith("llama_sim.registry moved to llama_sim.core.registry;") for n in notices), notices
     assert any(n.startswith("llama_sim.games.lama moved to llama_sim.rulesets.lama;") for n in notices), notices
+    assert any(n.startswith("llama_sim.core.engine moved to llama_sim.core.scoring;") for n in notices), notices
     assert all("\n" not in n and "from llama_sim import strategy" in n for n in notices)
     assert all(w.filename == str(src.resolve()) for w in seen if issubclass(w.category, FutureWarning))
     assert registry.get("lama", "previous_release").user

@@ -67,3 +67,13 @@ def test_shuffle_is_a_permutation_with_uniform_positions():
         assert sorted(a) == list(range(8))
         first[a[0]] += 1
     assert ((first - 1000) ** 2 / 1000).sum() < 24.3  # 99.9% point, 7 degrees of freedom
+
+
+def test_randint_beyond_the_exact_range_draws_through_a_double():
+    """Above ``MAX_EXACT`` (where (x >> 11) * n would overflow 64 bits) randint is floor(uniform * n), one draw."""
+    a = rng.new_state(5, 1, rng.POLICY_STREAM)
+    b = a.copy()
+    for n in (rng.MAX_EXACT + 1, 10**6, 2**40):
+        value = rng.randint(a, n)
+        assert value == int(rng.uniform(b) * n) and 0 <= value < n
+    assert np.array_equal(a, b)

@@ -9,7 +9,7 @@ import pytest
 
 from llama_sim.core import aside
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 from llama_sim.core import aside, registry

@@ -8,11 +8,11 @@ pytest.importorskip("distributed")
 
 from llama_sim.core import registry, stats  # noqa: E402
 from llama_sim.run.backends import DaskBackend, plan_data  # noqa: E402
-from llama_sim.cli import main  # noqa: E402
 from llama_sim.core.ruleset import get_game  # noqa: E402
 from llama_sim.run.backends import run, run_to_precision  # noqa: E402
-from llama_sim.run.designs import comparison_design, seat_effects_plan, with_kernel
-from llama_sim.run.tables import comparison_half_width
+from llama_sim.run.designs import comparison_design, seat_effects_plan, with_kernel  # noqa: E402
+from llama_sim.run.tables import comparison_half_width  # noqa: E402
+from cli_helpers import call  # noqa: E402
 
 LAMA = get_game("lama")
 
@@ -98,16 +98,6 @@ def test_user_strategy_file_reaches_the_workers(dask2, tmp_path):
     registry.load_file(src)
     d = comparison_design(LAMA, 3, lineup("greedy", "play_or_quit_dask_test"), False, LAMA.config())
     assert run(d, 2, 0, 500, backend=dask2, chunk=100) == run(d, 2, 0, 500, threads=1)
-
-
-def call(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_same_tables_on_threads_and_a_local_cluster(capsys, dask2):

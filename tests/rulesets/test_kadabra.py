@@ -12,7 +12,7 @@ from numba import njit, types
 
 from llama_sim.core.errors import UsageError
 from llama_sim.core import registry, rng, stats
-from llama_sim.core import engine as common
+from llama_sim.core import scoring as common
 from llama_sim.rulesets import kadabra as K
 from llama_sim.core.registry import MAX_POLICIES, POLICIES_TYPE, POLICY_SIG
 from llama_sim.run.backends import run

@@ -4,7 +4,7 @@ import pytest
 
 from llama_sim.core import registry
 from llama_sim.core.ruleset import all_games, get_game
-from llama_sim.core.engine import M_FINAL, M_PENALTY, M_ROUNDS, M_WIN60, WIN_UNITS
+from llama_sim.core.scoring import M_FINAL, M_PENALTY, M_ROUNDS, M_WIN60, WIN_UNITS
 from llama_sim.run.backends import run
 from llama_sim.run.designs import seat_plan
 
