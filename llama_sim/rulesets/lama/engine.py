@@ -130,9 +130,9 @@ def own_args(cfg):
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
-    """``shedding.blocks_loop`` on lama's tables, asking the policies through ``decide``: compiled on its
+    """``shedding.kernel_loop`` on lama's tables, asking the policies through ``decide``: compiled on its
     own (``decide`` None) as the generic kernel, and into a line-up kernel around its own ``decide``."""
-    return shedding.blocks_loop(decide, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
+    return shedding.kernel_loop(decide, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                                 policies, slot_of_entry, params, s1, upper, v, bad, full_deck)
 

@@ -58,7 +58,7 @@ What the loop avoids, each measured (``benchmarks/MEASUREMENTS.md``):
 - per round: allocations and row views (``round_loop``/``game_loop`` take their scratch
   from the block loop; the seating is ``entry_of_seat[row]`` read in place), a full 56-card shuffle
   (see *Dealing*), and half of the squares of the block statistics (``accumulate_upper``);
-- reference counting and aliasing: the whole block loop (``blocks_loop``, around ``core.blocks.block_loop``)
+- reference counting and aliasing: the whole block loop (``kernel_loop``, around ``core.blocks.block_loop``)
   is compiled on its own without Numba's reference counting (``lama.run_blocks``, a ``blocks.BlockKernel``,
   or a line-up kernel's ``core``), and
   keeps its scratch on its own stack (``views.stack_zeros``). Inlined into a function with reference
@@ -120,7 +120,7 @@ from llama_sim.rulesets.shedding.reference import (  # noqa: F401 (the engine's 
     GameResult, LazyPile, Round, RoundResult, deal, deal_lazy, reference_blocks, reference_game,
 )
 from llama_sim.rulesets.shedding.kernel import (  # noqa: F401 (the engine's public names)
-    HANDS_CAPACITY, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, blocks_loop, deal_counts,
+    HANDS_CAPACITY, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, kernel_loop, deal_counts,
     deal_lazy_round, deal_round, game_loop, hand_penalty, obs_len, own_types, play_bits_jit, play_game, play_round,
     play_seating, round_loop, seat_penalty,
 )

@@ -323,7 +323,7 @@ def own_types():
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
                  penalty, went_out, quits, final, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, on the tables and
-    scratch in ``state`` (``blocks_loop``)."""
+    scratch in ``state`` (``kernel_loop``)."""
     (full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
      deck, hands, discard, quit, scores, obs, log, sizes, held) = state
     return game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
@@ -332,7 +332,7 @@ def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies
 
 
 @njit(cache=True, nogil=True, inline="always")
-def blocks_loop(decide, can_play_bits, extra_turn, code_penalty, twins, flags,
+def kernel_loop(decide, can_play_bits, extra_turn, code_penalty, twins, flags,
                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                 policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
     """A shedding rule set's block loop (``core.blocks.block_loop``) on its tables, ``decide`` asking the

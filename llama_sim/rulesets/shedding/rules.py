@@ -12,7 +12,7 @@ import numpy as np
 HAND_SIZE = 6
 MAX_SEATS = 6
 # Every rule set's card codes and deck fit the kernels' block loop, whose scratch is on its stack
-# (``blocks_loop``): checked when a ``SheddingRules`` is made.
+# (``kernel_loop``): checked when a ``SheddingRules`` is made.
 MAX_CODES = 14  # (Party: 14)
 MAX_DECK = 64
 OBS_SEAT, OBS_PLAYERS, OBS_TOP, OBS_DRAW_PILE, OBS_ACTIVE, OBS_TURN = range(6)
