@@ -339,26 +339,30 @@ def _readable_bench(df: pd.DataFrame) -> str:
     full table, every column with every digit, is --format csv|json), and what the headings mean."""
     threads = next((c.rsplit("_", 2)[1] for c in df.columns
                     if c.startswith("kernel_rounds_per_s_") and not c.endswith("_1_thread")), "n")
-    head = ["game", "line-up", "kernel", f"{threads} thr", "line-up", f"{threads} thr", "limit", "k/lim", "l/lim",
-            "dec/round", "dec/s", "ref", "x ref", "agrees"]
+    speed = ["game", "line-up", "kernel", f"{threads} thr", "line-up", f"{threads} thr", "limit", "k/lim", "l/lim"]
+    work = ["game", "dec/round", "dec/s", "ref", "x ref", "agrees"]
     share = lambda x: "-" if x is None or x != x else f"{x:.2f}"  # noqa: E731
     agrees = lambda r: "yes" if r["reference_agrees"] and r.get("limit_agrees") in (True, None) else "NO"  # noqa: E731
-    rows = [[r["game"], r["line-up"], compact(r["kernel_rounds_per_s_1_thread"]),
-             compact(r[f"kernel_rounds_per_s_{threads}_threads"]), compact(r["lineup_rounds_per_s_1_thread"]),
-             compact(r[f"lineup_rounds_per_s_{threads}_threads"]), compact(r["limit_rounds_per_s_1_thread"]),
-             share(r["kernel_of_limit"]), share(r["lineup_of_limit"]), f"{r['decisions_per_round']:.2f}",
-             compact(r["kernel_decisions_per_s_1_thread"]), compact(r["reference_rounds_per_s"]),
-             f"{r['speedup_1_thread']:g}", agrees(r)] for r in df.to_dict("records")]
-    widths = [max(len(x[i]) for x in [head] + rows) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.ljust(w) if i < 2 or i == len(head) - 1 else c.rjust(w)  # noqa: E731
-                                   for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    records = df.to_dict("records")
+    speed_rows = [[r["game"], r["line-up"], compact(r["kernel_rounds_per_s_1_thread"]),
+                   compact(r[f"kernel_rounds_per_s_{threads}_threads"]), compact(r["lineup_rounds_per_s_1_thread"]),
+                   compact(r[f"lineup_rounds_per_s_{threads}_threads"]), compact(r["limit_rounds_per_s_1_thread"]),
+                   share(r["kernel_of_limit"]), share(r["lineup_of_limit"])] for r in records]
+    work_rows = [[r["game"], f"{r['decisions_per_round']:.2f}", compact(r["kernel_decisions_per_s_1_thread"]),
+                  compact(r["reference_rounds_per_s"]), f"{r['speedup_1_thread']:g}", agrees(r)] for r in records]
+
+    def block(head, rows, left):
+        widths = [max(len(x[i]) for x in [head] + rows) for i in range(len(head))]
+        return "\n".join("  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+                         .rstrip() for cells in [head] + rows)
+
     legend = (f"kernel, line-up: rounds per second of the generic kernel and of the line-up's own, on 1 thread "
               f"({threads} thr: on {threads}); limit: the same work in a loop specialised for this line-up, on 1 "
               f"thread, the most the kernels' design allows; k/lim, l/lim: the kernels' share of it; dec: decisions "
               f"(policy calls), dec/s on 1 thread; ref: the reference engine's rounds per second; x ref: kernel / "
               f"reference on 1 thread; agrees: the kernels' and the limit's sums equal the reference's. Every column "
               f"with every digit: --format csv or json.")
-    return "\n".join([line(head), *map(line, rows), textwrap.fill(legend, TERMINAL_WIDTH)])
+    return "\n\n".join([block(speed, speed_rows, {0, 1}), block(work, work_rows, {0, 5}), textwrap.fill(legend, TERMINAL_WIDTH)])
 
 
 
