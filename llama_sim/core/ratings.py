@@ -57,19 +57,50 @@ def win_probabilities(theta: np.ndarray, group: Group) -> np.ndarray:
     return w / w.sum()
 
 
+@dataclass
+class Stacked:
+    """Groups as padded arrays (``strategy``, ``seats``, ``wins``: groups x units; ``games``), so each step of
+    the fit is a few array operations however many groups a league has (a unit of padding holds 0 seats)."""
+
+    strategy: np.ndarray
+    seats: np.ndarray
+    wins: np.ndarray
+    games: np.ndarray
+
+    @classmethod
+    def of(cls, groups: list[Group]) -> "Stacked":
+        width = max((g.strategy.size for g in groups), default=0)
+        shape = (len(groups), width)
+        strategy, seats, wins = np.zeros(shape, np.int64), np.zeros(shape), np.zeros(shape)
+        for c, g in enumerate(groups):
+            strategy[c, :g.strategy.size], seats[c, :g.seats.size], wins[c, :g.wins.size] = g.strategy, g.seats, g.wins
+        return cls(strategy, seats, wins, np.array([g.games for g in groups], float))
+
+    def probabilities(self, theta: np.ndarray) -> np.ndarray:
+        w = self.seats * np.exp(theta[self.strategy])
+        total = w.sum(axis=1, keepdims=True)
+        return np.divide(w, total, out=np.zeros_like(w), where=total > 0)
+
+    def per_strategy(self, values: np.ndarray, k: int) -> np.ndarray:
+        """Sum of ``values`` (groups x units) over the units of each strategy."""
+        return np.bincount(self.strategy.ravel(), weights=values.ravel(), minlength=k)
+
+
+def _stacked(groups) -> Stacked:
+    return groups if isinstance(groups, Stacked) else Stacked.of(groups)
+
+
 def fit(groups: list[Group], k: int, mm_steps: int = 100, tol: float = 1e-10) -> np.ndarray:
     """Ratings (log strengths, not centred) of ``k`` strategies: MM steps (each raises the likelihood,
     from any start), then Newton steps on the concave log-likelihood until the score vanishes (MM
     alone crawls when one strategy almost never wins)."""
-    wins = np.full(k, PRIOR_WINS)
-    for g in groups:
-        np.add.at(wins, g.strategy, g.wins)
+    st = _stacked(groups)
+    wins = PRIOR_WINS + st.per_strategy(st.wins, k)
     gamma = np.ones(k)
     for _ in range(mm_steps):
-        denom = 1.0 / (gamma + 1.0)  # the virtual game against strength 1
-        for g in groups:
-            np.add.at(denom, g.strategy, g.games * g.seats / float(np.dot(g.seats, gamma[g.strategy])))
-        new = wins / denom
+        strength = (st.seats * gamma[st.strategy]).sum(axis=1, keepdims=True)
+        share = np.divide(st.games[:, None] * st.seats, strength, out=np.zeros_like(st.seats), where=strength > 0)
+        new = wins / (1.0 / (gamma + 1.0) + st.per_strategy(share, k))  # (with the virtual game against 1)
         done = np.max(np.abs(np.log(new) - np.log(gamma))) < 1e-3
         gamma = new
         if done:
@@ -77,34 +108,32 @@ def fit(groups: list[Group], k: int, mm_steps: int = 100, tol: float = 1e-10) ->
     theta = np.log(gamma)
     scale = max(1.0, float(wins.sum()))
     for _ in range(100):
-        step = np.linalg.solve(information(theta, groups), score(theta, groups, wins))
+        step = np.linalg.solve(information(theta, st), score(theta, st, wins))
         theta = theta + step
-        if np.max(np.abs(score(theta, groups, wins))) < tol * scale:
+        if np.max(np.abs(score(theta, st, wins))) < tol * scale:
             break
     return theta
 
 
 def score(theta: np.ndarray, groups: list[Group], wins: np.ndarray | None = None) -> np.ndarray:
     """The log-likelihood's gradient in ``theta``: wins minus expected wins (virtual games included)."""
-    gamma = np.exp(theta)
+    st = _stacked(groups)
+    k = theta.size
     if wins is None:
-        wins = np.full(theta.size, PRIOR_WINS)
-        for g in groups:
-            np.add.at(wins, g.strategy, g.wins)
-    expected = gamma / (gamma + 1)
-    for g in groups:
-        np.add.at(expected, g.strategy, g.games * win_probabilities(theta, g))
-    return wins - expected
+        wins = PRIOR_WINS + st.per_strategy(st.wins, k)
+    gamma = np.exp(theta)
+    return wins - gamma / (gamma + 1) - st.per_strategy(st.games[:, None] * st.probabilities(theta), k)
 
 
 def information(theta: np.ndarray, groups: list[Group]) -> np.ndarray:
     """``-d score / d theta``: the groups' multinomial information plus the virtual games'."""
+    st = _stacked(groups)
+    k = theta.size
     gamma = np.exp(theta)
-    h = np.diag(gamma / (gamma + 1) ** 2)  # the virtual game: p (1 - p), p = gamma / (gamma + 1)
-    for g in groups:
-        p = win_probabilities(theta, g)
-        block = g.games * (np.diag(p) - np.outer(p, p))
-        h[np.ix_(g.strategy, g.strategy)] += block
+    p = st.probabilities(theta)
+    h = np.diag(gamma / (gamma + 1) ** 2 + st.per_strategy(st.games[:, None] * p, k))
+    outer = st.games[:, None, None] * p[:, :, None] * p[:, None, :]
+    np.add.at(h, (st.strategy[:, :, None], st.strategy[:, None, :]), -outer)
     return h
 
 
@@ -151,7 +180,7 @@ def held_out(groups: list[Group], k: int) -> list[dict]:
         return rows
     for held in lineups:
         mine = [g for g in groups if g.lineup == held]
-        theta = fit([g for g in groups if g.lineup != held], k)
+        theta = fit(Stacked.of([g for g in groups if g.lineup != held]), k)
         games = sum(g.games for g in mine)
         for u, s in enumerate(mine[0].strategy):
             predicted = sum(g.games * win_probabilities(theta, g)[u] for g in mine) / games
