@@ -208,8 +208,9 @@ def _batches(items, size: int):
         yield batch
 
 
-def _player(game: str, policy: str) -> registry.Player:
-    return registry.parse_spec(game, policy)
+def _player(game: str, policy: str, players: int) -> registry.Player:
+    """The policy as it plays at a table of ``players`` (unset parameters take that count's preset)."""
+    return registry.at_table(registry.parse_spec(game, policy), players)
 
 
 def _force_first(game: str, player: registry.Player):
@@ -243,7 +244,7 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     if games > MAX_PLAYS:
         raise UsageError(f"--games must be at most {MAX_PLAYS} (1e11), not {games}")
     policy = policy or rules.default_policy
-    player = _player(spec.name, policy)
+    player = _player(spec.name, policy, players)
     pile_edges = tuple(pile_edges) if pile_edges is not None else rules.pile_edges
     opp_edges = tuple(opp_edges) if opp_edges is not None else rules.opponent_edges
     pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")

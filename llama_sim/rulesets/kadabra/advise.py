@@ -166,6 +166,11 @@ class KadabraAdvice:
     """``advise`` on Llama Kadabra (``core.advice.AdviceHooks``)."""
 
     default_policy = "showman"
+    # The strongest by win rate at each count, from the league (``llamasim report --game kadabra``,
+    # reports/kadabra-league/tables/league_strongest.csv): climber at 2 (tied with showman), 5 and 6
+    # (0.012 [0.010, 0.013] and 0.015 [0.014, 0.016] ahead of showman); chart at 3 (0.029 [0.027, 0.031]
+    # ahead of showman) and 4 (tied with climber).
+    default_policies = {2: "climber", 3: "chart", 4: "chart", 5: "climber", 6: "climber"}
     rollout_kernel = kadabra_rollouts
     turn_index = T.OBS_TURN
     position_help = POSITION_HELP
