@@ -16,7 +16,8 @@ stderr is a terminal.
 """
 from __future__ import annotations
 
-from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
+from llama_sim.analysis import advise as _advise, card as _card, chart as _chart, compare as _compare
+from llama_sim.analysis import league as _league
 from llama_sim.analysis import check as _check, grade as _grade, trace as _trace, tune as _tune
 from llama_sim.analysis import variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult, SimulateResult, SolveResult, SweepResult
@@ -34,6 +35,7 @@ sweep = declared_api(COMMANDS["sweep"], _compare.sweep)
 solve = declared_api(COMMANDS["solve"], _compare.solve)
 advise = declared_api(COMMANDS["advise"], _advise.advise)
 chart = declared_api(COMMANDS["chart"], _chart.chart)
+card = declared_api(COMMANDS["card"], _card.card)
 tune = declared_api(COMMANDS["tune"], _tune.tune)
 league = declared_api(COMMANDS["league"], _league.league)
 grade = declared_api(COMMANDS["grade"], _grade.grade)
@@ -42,6 +44,6 @@ run_experiment = declared_api(COMMANDS["run"], _experiment.run_experiment)
 trace = declared_api(COMMANDS["trace"], _trace.trace)
 check = declared_api(COMMANDS["check"], _check.check)
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "card", "tune", "league",
            "grade", "trace", "check", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
            "SolveResult", "SweepResult"]

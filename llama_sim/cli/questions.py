@@ -109,6 +109,43 @@ def chart(
     emit(result.cells, fmt, out, readable_text=text, force=force)
 
 
+# ------------------------------------------------------------------------------------ card
+
+
+@app.command()
+@declared("card")
+def card(
+    plot: Optional[Path] = typer.Option(None, "--plot", help="The card on one page, to this .png/.svg file."),
+    html: Optional[Path] = typer.Option(None, "--html", help="The card as a web page, to this .html file."),
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt, **params,
+):
+    """A quit rule card: the simplest rule (a threshold on your points, and at most an exception for a
+    near finish and one for holding a 10) that wins (almost) as often as the full win-valued quit
+    chart at this table, found by playing candidate rules against the chart strategy, then measured
+    on fresh games against the chart and against the strongest strategy. The table (--out, --format)
+    lists every candidate tried."""
+    from llama_sim import api
+
+    setup(params["game"], None, quiet, fmt, out, force)
+    check_plot(plot, force)
+    if html is not None:
+        check_new_file(html, force, "--html", (".html", ".htm"))
+    params.setdefault("threads", 1)
+    result = api.card(**params)
+    notes = []
+    if plot is not None:
+        from llama_sim.analysis.plots import save
+
+        save(result.figure(), plot, force)
+        notes.append(f"wrote {plot}")
+    if html is not None:
+        from llama_sim.core.files import write_text
+
+        write_text(html, result.html(), force)
+        notes.append(f"wrote {html}")
+    emit(result.candidates, fmt, out, readable_text="\n".join([result.text(), *notes]), force=force)
+
+
 # ------------------------------------------------------------------------------------ tune
 
 

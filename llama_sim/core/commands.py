@@ -312,6 +312,14 @@ CHART = declare(Command("chart", (
        flag="--opponent-bins", metavar="EDGES"),
     SEED, THREADS, STRATEGIES_FILE), rule_options=False, game_checks=(player_range(),)))
 
+CARD = declare(Command("card", (
+    GAME,
+    _players(default=4, help="Players at the table."),
+    _p("games", "int", "Full games each candidate rule plays against the chart (compare rounds them up to whole "
+                       "deal blocks); the card's figures come from 4 times as many fresh games.", default=50_000,
+       low=100, high=MAX_PLAYS),
+    SEED, THREADS), rule_options=False, game_checks=(player_range(),)))
+
 GRADE = declare(Command("grade", (
     GAME,
     _strategies(help="Strategy to grade (repeatable).", flag="--strategy", short="-s"),
