@@ -74,3 +74,13 @@ def test_each_shipped_card_states_the_rule_its_strategy_plays(path):
     stated = C.QuitRule.from_lines(rule_lines)
     assert parse_spec(game, spec).values() == stated.values()
     assert stated.lines(game) == rule_lines  # the text is the one the parameters generate
+
+
+def test_card_is_a_spec_step(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "_candidates", lambda level, base: [C.QuitRule(2, 2)])
+    spec = tmp_path / "card.toml"
+    spec.write_text('name = "card-step"\nquestion = "When to quit?"\ngame = "lama"\n\n[[steps]]\nkind = "card"\n'
+                    'title = "A rule to carry"\nplayers = 3\ngames = 300\n')
+    api.run_experiment(spec, out=tmp_path / "report", quiet=True)
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "**A rule to carry**: At 3 players: No card fits: quit with 2 points or less, else draw." in md

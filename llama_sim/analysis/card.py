@@ -201,6 +201,9 @@ class CardResult:
                 y -= 0.05
         return fig
 
+    def plot(self):
+        return self.figure()
+
     def html(self) -> str:
         rule = "".join(f"<li>{html.escape(x)}</li>" for x in self.rule.lines(self.game))
         facts = [self.verdict(), f"Against the chart: {self.vs_chart.words()}."]
