@@ -73,3 +73,10 @@ def test_hand_sizes_that_make_another_table_are_refused(capsys):
     assert code == 2 and "you and 2 other rows" in err
     ok = api.advise("lama", **LAMA_2P, players=2, rollouts=2, threads=1)
     assert ok.position.n == 2
+
+
+def test_points_answer_says_what_to_use_for_winning():
+    round_ = api.advise("lama", **LAMA_2P, rollouts=2, threads=1)
+    game = api.advise("lama", **LAMA_2P, rollouts=2, threads=1, horizon="game")
+    assert round_.for_winning().strip().startswith("For winning, ask with --horizon game (the win rate):")
+    assert game.for_winning() == ""

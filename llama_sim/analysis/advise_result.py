@@ -76,6 +76,13 @@ class AdviceResult:
             parts.append(f"scores, yours first: {', '.join(map(str, pos.scores.tolist()))}")
         return "; ".join(parts)
 
+    def for_winning(self) -> str:
+        """For a points-valued answer, one line saying what to use for winning and why ("" otherwise)."""
+        if self.horizon == "game" or self.method != "roll-outs" or len(self.ranking) < 2:
+            return ""
+        return ("\nFor winning, ask with --horizon game (the win rate): fewest points this round is not always "
+                "most wins, since going out returns a token and quitting hands the others an easier round.")
+
     @property
     def best(self) -> str:
         return self.ranking[0]

@@ -45,7 +45,8 @@ def advise(plot: Optional[Path] = PlotOpt, fmt: str = FormatOpt, out: Optional[P
         save(res.plot(), plot, force)
     emit(res.table, fmt, out, preamble=f"{game}: advice for {res.table_line()}\n({res.how()}; horizon "
                                        f"{res.horizon}; seed {seed})",
-         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""), force=force)
+         readable_text=res.text() + "\n" + res.sentence + res.for_winning()
+         + (f"\nwrote {plot}" if plot is not None else ""), force=force)
 
 
 # ------------------------------------------------------------------------------------ chart
