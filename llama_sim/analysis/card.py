@@ -29,7 +29,7 @@ import pandas as pd
 
 from llama_sim.analysis.chart import chart_rules, wording
 from llama_sim.core.advice import advice_of, default_policy_at
-from llama_sim.core.chart_data import CARD_PARAMS
+from llama_sim.core.chart_data import CARD_PARAMS, bundled_document
 from llama_sim.core.errors import UsageError
 from llama_sim.core.ruleset import get_game
 
@@ -156,6 +156,10 @@ class CardResult:
     def verdict(self) -> str:
         """Whether the card plays as well as the chart, in one sentence."""
         m = self.vs_chart
+        if m.low > 0:
+            policy = bundled_document(self.game)["policy"]
+            return (f"Wins more often than the full quit chart: {100 * m.diff:.1f} percentage points more (the "
+                    f"chart's cells are estimates, valued with every seat playing {policy}).")
         if m.low >= -TOLERANCE:
             return (f"Plays as well as the full quit chart, within {100 * TOLERANCE:.1f} percentage points "
                     f"(at 95%).")
