@@ -232,8 +232,8 @@ def plot_league_table(result):
     for (ax, ax_d), metric in zip(axes.T, metrics):
         g = ranking[ranking.metric == metric]
         behind = also_rans(g, metric != "penalty_per_round" and metric != "final_score")
-        shown = lambda v: f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"  # noqa: E731
-        note = "; ".join(f"{s} {shown(g[g.strategy == s].value.min())} to {shown(g[g.strategy == s].value.max())}"
+        fmt = lambda v: f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"  # noqa: E731
+        note = "; ".join(f"{s} {fmt(g[g.strategy == s].value.min())} to {fmt(g[g.strategy == s].value.max())}"
                          for s in behind)
         for j, strategy in enumerate(strategies):
             if strategy in behind:
