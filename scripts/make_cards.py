@@ -1,12 +1,13 @@
 """Make the quit rule cards shipped in reports/cards/ (``llamasim card`` for every rule set with a quit
 chart and every player count), and their index, reports/cards/README.md.
 
-    nice -n 10 python scripts/make_cards.py            # every card (about 20 minutes on one core), then the index
+    nice -n 10 python scripts/make_cards.py            # every card (about an hour on one core), then the index
     python scripts/make_cards.py --index-only          # the index from the cards there
 
 Each card: <game>-<N>p.txt (what the command prints), .png (one page), .html, and -candidates.csv
-(every rule tried). Sizes: 50,000 games per candidate rule (compare rounds up to whole deal blocks),
-the card's figures from four times as many fresh games.
+(every rule tried). Sizes: 50,000 games per candidate rule (dice, whose games take several times as
+long: 20,000; compare rounds up to whole deal blocks), the card's figures from four times as many
+fresh games.
 """
 from __future__ import annotations
 
@@ -19,12 +20,14 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "reports" / "cards"
 GAMES = ("lama", "party", "kadabra", "dice")
 COUNTS = (2, 3, 4, 5, 6)
+GAMES_PER_RULE = {"dice": 20_000}  # else 50,000
 TITLES = {"lama": "L.A.M.A.", "party": "L.A.M.A. Party", "kadabra": "Llama Kadabra", "dice": "LAMA Dice"}
 
 
 def make(game: str, players: int) -> None:
     stem = FOLDER / f"{game}-{players}p"
-    cmd = [sys.executable, "-m", "llama_sim", "card", "--game", game, "--players", str(players), "--games", "50000",
+    cmd = [sys.executable, "-m", "llama_sim", "card", "--game", game, "--players", str(players), "--games",
+           str(GAMES_PER_RULE.get(game, 50_000)),
            "--seed", "1", "--threads", "1", "-q", "--plot", f"{stem}.png", "--html", f"{stem}.html",
            "--out", f"{stem}-candidates.csv", "--force"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
