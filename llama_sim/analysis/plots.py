@@ -195,7 +195,7 @@ def plot_league(results):
 
 
 LEAGUE_LEADERS = 4  # strategies per count shown in the zoomed lower row of a league plot
-FAR_BEHIND = 4.0  # an also-ran's gap to the best is this many times the median gap at every count
+FAR_BEHIND = 2.5  # an also-ran's gap to the best is this many times the median gap at every count
 
 
 def also_rans(g: pd.DataFrame, higher_better: bool) -> list[str]:
