@@ -16,7 +16,7 @@ from llama_sim.core import moved  # (the previous release's import paths)
 
 moved.install()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league", "grade",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "card", "tune", "league", "grade",
            "trace", "check", "run_experiment", "compare_variants"]
 
 

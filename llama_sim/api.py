@@ -16,7 +16,8 @@ stderr is a terminal.
 """
 from __future__ import annotations
 
-from llama_sim.analysis import advise as _advise, chart as _chart, compare as _compare, league as _league
+from llama_sim.analysis import advise as _advise, card as _card, chart as _chart, compare as _compare
+from llama_sim.analysis import league as _league
 from llama_sim.analysis import check as _check, grade as _grade, trace as _trace, tune as _tune
 from llama_sim.analysis import simulate as _simulate, solve as _solve, sweep as _sweep, variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult
@@ -37,6 +38,7 @@ sweep = declared_api(COMMANDS["sweep"], _sweep.sweep)
 solve = declared_api(COMMANDS["solve"], _solve.solve)
 advise = declared_api(COMMANDS["advise"], _advise.advise)
 chart = declared_api(COMMANDS["chart"], _chart.chart)
+card = declared_api(COMMANDS["card"], _card.card)
 tune = declared_api(COMMANDS["tune"], _tune.tune)
 league = declared_api(COMMANDS["league"], _league.league)
 grade = declared_api(COMMANDS["grade"], _grade.grade)
@@ -45,6 +47,6 @@ run_experiment = declared_api(COMMANDS["run"], _experiment.run_experiment)
 trace = declared_api(COMMANDS["trace"], _trace.trace)
 check = declared_api(COMMANDS["check"], _check.check)
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "tune", "league",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "card", "tune", "league",
            "grade", "trace", "check", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
            "SolveResult", "SweepResult"]

@@ -49,6 +49,20 @@ def fill_page(path: Path) -> str:
 
 
 def build_notebook(source: Path) -> dict:
+    """The notebook, its cells run in a temporary working folder (what they write stays out of the tree)."""
+    import os
+    import tempfile
+
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            return _notebook(source)
+        finally:
+            os.chdir(here)
+
+
+def _notebook(source: Path) -> dict:
     cells_src = [c.strip("\n") for c in re.split(r"^# %%.*$", source.read_text(), flags=re.M) if c.strip()]
     scope: dict = {}
     cells = []

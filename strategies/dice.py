@@ -536,7 +536,8 @@ def watcher(obs, hand, legal, params, rng):
 # --------------------------------------------------------------------------------------------
 
 from llama_sim.core.chart_data import (
-    FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
+    CARD_DESCRIPTION, CARD_PARAMS, NO_RULE, FEATURE_OPPONENT, MAX_HAND, bundled_document, chart_quits,
+    tables_from_document, token_class,
 )  # noqa: E402
 from llama_sim.rulesets.dice import MAX_PLAYERS, MIN_PLAYERS
 
@@ -548,7 +549,7 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+def quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, rule):
     """Alone: ``solo_optimal`` (the exact optimum). With others in: roll or quit as
     ``quit_table[token class, row points, bin_of[value]]`` says (1: quit), where the value is the cards
     left in the llama row (``feature`` 0) or the smallest row of another player still in (1); the
@@ -564,9 +565,15 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     else:
         for c in range(N_CODES):
             value += obs[OBS_LLAMA_ROW + c]
-    if quit_table[token_class(obs[OBS_SCORES + seat], False), row_penalty(hand), bin_of[value]]:
+    if chart_quits(quit_table, bin_of, rule, token_class(obs[OBS_SCORES + seat], False), row_penalty(hand), value):
         return QUIT
     return ROLL
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+    """``quit_chart_action`` with the chart's table deciding (what emitted chart strategies call)."""
+    return quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, NO_RULE)
 
 
 @strategy("dice", "chart",
@@ -576,6 +583,12 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
 def chart(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
+
+
+@strategy("dice", "card", CARD_DESCRIPTION, params=CARD_PARAMS, family=True)
+def card(obs, hand, legal, params, rng):
+    """A quit card's rule (``llamasim card``): the chart's play, the rule deciding when stuck."""
+    return quit_chart_action(obs, hand, legal, rng, CHART_QUIT[0], CHART_BIN_OF, FEATURE_OPPONENT, params)
 
 
 # --------------------------------------------------------------------------------------------

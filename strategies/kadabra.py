@@ -325,7 +325,10 @@ def showman(obs, hand, legal, params, rng):
 
 import numpy as _np  # noqa: E402
 
-from llama_sim.core.chart_data import FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document  # noqa: E402
+from llama_sim.core.chart_data import (  # noqa: E402
+    CARD_DESCRIPTION, CARD_PARAMS, NO_RULE, FEATURE_OPPONENT, MAX_HAND, bundled_document, chart_quits,
+    tables_from_document,
+)
 from llama_sim.rulesets.kadabra.tables import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE, PHASE_TURN
 from llama_sim.core.registry import MAX_PARAMS, get as _get_strategy  # noqa: E402
 
@@ -345,7 +348,7 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+def quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, rule):
     """showman's play; when stuck (a normal turn, no card fits, drawing legal) and the magic token
     cannot pass the turn, the chart's choice ``quit_table[token class, hand points, bin_of[value]]``
     (1: quit), where the token class is what going out returns (a 10 if held, else a 1, else nothing)
@@ -360,9 +363,15 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     value = obs[OBS_DRAW_PILE]
     if feature == FEATURE_OPPONENT:
         value = min(MAX_HAND - 1, fewest_cards_of_others(obs))
-    if quit_table[t, hand_points(hand), bin_of[value]]:
+    if chart_quits(quit_table, bin_of, rule, t, hand_points(hand), value):
         return QUIT
     return DRAW
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+    """``quit_chart_action`` with the chart's table deciding (what emitted chart strategies call)."""
+    return quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, NO_RULE)
 
 
 @strategy("kadabra", "chart",
@@ -372,6 +381,12 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
 def chart(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
+
+
+@strategy("kadabra", "card", CARD_DESCRIPTION, params=CARD_PARAMS, family=True)
+def card(obs, hand, legal, params, rng):
+    """A quit card's rule (``llamasim card``): the chart's play, the rule deciding when stuck."""
+    return quit_chart_action(obs, hand, legal, rng, CHART_QUIT[0], CHART_BIN_OF, FEATURE_OPPONENT, params)
 
 
 # ----------------------------------------------------------------------------- climber: showman, moving the top up

@@ -345,7 +345,8 @@ def climber(obs, hand, legal, params, rng):
 import numpy as np  # noqa: E402
 
 from llama_sim.core.chart_data import (
-    FEATURE_OPPONENT, MAX_HAND, bundled_document, tables_from_document, token_class,
+    CARD_DESCRIPTION, CARD_PARAMS, NO_RULE, FEATURE_OPPONENT, MAX_HAND, bundled_document, chart_quits,
+    tables_from_document, token_class,
 )  # noqa: E402
 from llama_sim.rulesets.party import MAX_PLAYERS, MIN_PLAYERS, OBS_DRAW_PILE  # noqa: E402
 
@@ -361,7 +362,7 @@ CHART_QUIT, CHART_BIN_OF, CHART_FEATURE = tables_from_document(bundled_document(
 
 
 @njit(cache=True, inline="always")
-def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+def quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, rule):
     """chain's card; when no card fits and drawing is legal, the chart's choice
     ``quit_table[token class, hand points, bin_of[value]]`` (1: quit), where the value is the cards left
     in the draw pile (``feature`` 0) or the smallest hand of an opponent still in (1)."""
@@ -374,9 +375,15 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
     value = obs[OBS_DRAW_PILE]
     if feature == FEATURE_OPPONENT:
         value = min(MAX_HAND - 1, min_opponent_cards(obs))
-    if quit_table[t, hand_points(hand), bin_of[value]]:
+    if chart_quits(quit_table, bin_of, rule, t, hand_points(hand), value):
         return QUIT
     return DRAW
+
+
+@njit(cache=True, inline="always")
+def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
+    """``quit_chart_action`` with the chart's table deciding (what emitted chart strategies call)."""
+    return quit_chart_action(obs, hand, legal, rng, quit_table, bin_of, feature, NO_RULE)
 
 
 @strategy("party", "chart",
@@ -385,6 +392,12 @@ def chart_policy_action(obs, hand, legal, rng, quit_table, bin_of, feature):
 def chart(obs, hand, legal, params, rng):
     return chart_policy_action(obs, hand, legal, rng, CHART_QUIT[obs[OBS_PLAYERS] - MIN_PLAYERS], CHART_BIN_OF,
                                CHART_FEATURE)
+
+
+@strategy("party", "card", CARD_DESCRIPTION, params=CARD_PARAMS, family=True)
+def card(obs, hand, legal, params, rng):
+    """A quit card's rule (``llamasim card``): the chart's play, the rule deciding when stuck."""
+    return quit_chart_action(obs, hand, legal, rng, CHART_QUIT[0], CHART_BIN_OF, FEATURE_OPPONENT, params)
 
 
 # --------------------------------------------------------------------------------------------

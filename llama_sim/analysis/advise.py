@@ -14,7 +14,8 @@ Determinized roll-outs: for roll-out i the rule set deals what the seat cannot s
 are tight. The acting seat's first decision is forced to the action (a wrapper policy,
 ``forced_policy``, plays it at the round's first decision and hands every later decision to the
 seat's own strategy); after that every seat plays its strategy (``--policy``, ``--opponents``;
-by default the rule set's ``default_policy``).
+by default the rule set's strongest at the table's player count, ``core.advice.default_policy_at``;
+a parameter a spec leaves unset plays the strategy's preset for that count).
 
 Per action: ``penalty_per_round``, the net change of the seat's score over the rest of this round
 (card points, minus the token returned on going out; Kadabra: the change of the token total, as in
@@ -60,10 +61,10 @@ from llama_sim.analysis.advise_result import (
 )
 from llama_sim.core import aside, interrupt
 from llama_sim.core.parameters import Problem, shown
-from llama_sim.core.advice import RolloutLineup, advice_of, forced_policy
+from llama_sim.core.advice import RolloutLineup, advice_of, default_policy_at, forced_policy
 from llama_sim.core.errors import Interrupted, UsageError, illegal_action_error
 from llama_sim.core.position import Position
-from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, parse_spec, with_values
+from llama_sim.core.registry import MAX_PARAMS, MAX_POLICIES, at_table, parse_spec, with_values
 from llama_sim.core.ruleset import all_games, get_game, option_flag
 from llama_sim.core.stats import WIN_SCALE, wilson, z_value
 from llama_sim.run.chunks import policy_error
@@ -179,12 +180,14 @@ def turn_index(game: str) -> int:
 
 def lineup(game: str, n: int, policy: str | None, opponents: list[str] | None) -> RolloutLineup:
     """Who plays the roll-outs: entries 0..n-1 are the seats' players (``policy``, by default the rule
-    set's, and ``opponents``); entry n is seat 0's forced-first-action wrapper."""
-    own = parse_spec(game, policy or advice_of(get_game(game)).default_policy)
+    set's strongest at ``n`` players, and ``opponents``), each with the preset of a table of ``n`` for
+    the parameters its spec leaves unset (as every command plays them); entry n is seat 0's
+    forced-first-action wrapper."""
+    own = at_table(parse_spec(game, policy or default_policy_at(advice_of(get_game(game)), n)), n)
     if opponents:
         if len(opponents) != n - 1:
             raise UsageError(f"--opponents: {n - 1} strategies needed (one per other player), got {len(opponents)}")
-        players = [own] + [parse_spec(game, s) for s in opponents]
+        players = [own] + [at_table(parse_spec(game, s), n) for s in opponents]
     else:
         players = [own] * n
     funcs, keys, slots = [], [], []
@@ -291,7 +294,7 @@ def looks(cap: int, first_batch: int) -> int:
     return count
 
 
-def _compile_kernel_aside(game: str, policy, opponents) -> None:
+def _compile_kernel_aside(game: str, n: int, policy, opponents) -> None:
     """Compile the rule set's roll-out kernel while its cold strategies compile in another process
     (``core.aside``), before ``lineup`` loads them."""
     hooks = advice_of(get_game(game))
@@ -299,7 +302,7 @@ def _compile_kernel_aside(game: str, policy, opponents) -> None:
     if kernel is None:
         return
     try:
-        named = [parse_spec(game, s).strategy for s in [policy or hooks.default_policy, *(opponents or [])]]
+        named = [parse_spec(game, s).strategy for s in [policy or default_policy_at(hooks, n), *(opponents or [])]]
     except UsageError:
         return  # (``lineup`` says what is wrong)
     with aside.start(kernel, named):
@@ -318,7 +321,7 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
             raise UsageError(f"{option} must be from 2 to {MAX_ROLLOUTS:,} ({MAX_ROLLOUTS:.0e}), not {value}")
     if precision is not None and precision <= 0:
         raise UsageError("--precision must be positive")
-    _compile_kernel_aside(pos.game, policy, opponents)
+    _compile_kernel_aside(pos.game, pos.n, policy, opponents)
     line = lineup(pos.game, pos.n, policy, opponents)
     run = _runner(pos, actions, line, horizon, seed, cfg)
     cap = n_rollouts if n_rollouts is not None else max_rollouts
@@ -436,11 +439,13 @@ def advise_position(pos: Position, *, actions: list[str] | None = None, policy=N
 
 def advise(game: str, *, position_file=None, actions=None, policy=None, opponents=None, horizon="round",
            rollouts=None, precision=None, max_rollouts=DEFAULT_MAX_ROLLOUTS, seed=1, threads=1, n_rollouts=None,
-           **options) -> AdviceResult:
+           players=None, **options) -> AdviceResult:
     """``llamasim advise`` as a library call: the position as keyword options (``hand``, ``top``,
     ``hand_sizes``, ``quit``, ``pile``, ``discard``, ``scores``; Kadabra ``ones``, ``tens``, ``magic``,
     ``stage``, ``show``; dice ``row``, ``llama_row``, ``rows``, ``alone``) or a TOML/JSON ``position_file``.
     Options the rule set declares (``RuleSet.options``: ``deck_file``, ``dice_layout``) set the rules.
+    ``players``: the table's size, checked against the position (hand sizes or rows typed for another
+    table are refused rather than answered for the table they give).
     Returns an ``AdviceResult`` (``table``, ``ranking``, ``best``, ``sentence``, ``plot()``).
     ``n_rollouts`` is the old name of ``rollouts`` (the command line's and the spec's)."""
     if n_rollouts is not None:
@@ -458,6 +463,11 @@ def advise(game: str, *, position_file=None, actions=None, policy=None, opponent
         position = load_position_file(position_file)
     counts = advice_of(rule_set).deck_counts(rule_set.config(**rule_options)) if rule_options else None
     pos = make_position(game, deck_counts=counts, **position)
+    if players is not None and players != pos.n:
+        raise Problem("players", f"the position gives a table of {pos.n} players (you and {pos.n - 1} other "
+                                 f"{'hand' if pos.hand_sizes is not None else 'row'}{'s' if pos.n != 2 else ''}), "
+                                 f"not {players}: give one {'hand size' if pos.hand_sizes is not None else 'row'} "
+                                 f"per other player")
     return advise_position(pos, actions=actions, policy=policy, opponents=opponents, horizon=horizon,
                            n_rollouts=rollouts, precision=precision, max_rollouts=max_rollouts, seed=seed,
                            threads=threads, **rule_options)

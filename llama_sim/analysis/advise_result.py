@@ -55,6 +55,34 @@ class AdviceResult:
             return f"every seat {seats[0]}"
         return "seats " + " / ".join(seats)
 
+    def table_line(self) -> str:
+        """The table the advice assumed, for a header: players, who has quit, the scores (token games: the
+        tokens, the magic token, the stage and a running show)."""
+        pos = self.position
+        others = pos.n - 1
+        parts = [f"{pos.n} players (you and {others} other{'s' if others != 1 else ''} in turn order after you)"]
+        if pos.quit[1:].any():
+            parts.append("quit: player " + ", ".join(str(s) for s in range(1, pos.n) if pos.quit[s]))
+        if pos.ones is not None:
+            tokens = ", ".join(f"{o}x1+{t}x10" for o, t in zip(pos.ones.tolist(), pos.tens.tolist()))
+            parts.append(f"tokens, yours first: {tokens} (scores {', '.join(map(str, pos.scores.tolist()))})")
+            where = {-1: "in the pool", -2: "on the stage", 0: "yours"}.get(pos.magic, f"player {pos.magic}'s")
+            parts.append(f"magic token {where}")
+            parts.append(f"stage {pos.stage_ones}x1+{pos.stage_tens}x10" if pos.stage_ones or pos.stage_tens
+                         else "stage empty")
+            if pos.show:
+                parts.append("a show is running")
+        else:
+            parts.append(f"scores, yours first: {', '.join(map(str, pos.scores.tolist()))}")
+        return "; ".join(parts)
+
+    def for_winning(self) -> str:
+        """For a points-valued answer, one line saying what to use for winning and why ("" otherwise)."""
+        if self.horizon == "game" or self.method != "roll-outs" or len(self.ranking) < 2:
+            return ""
+        return ("\nFor winning, ask with --horizon game (the win rate): fewest points this round is not always "
+                "most wins, since going out returns a token and quitting hands the others an easier round.")
+
     @property
     def best(self) -> str:
         return self.ranking[0]
@@ -124,6 +152,7 @@ class AdviceResult:
             ax2.set_title("paired difference to the best")
         who = self.how()
         fig.suptitle("\n".join(textwrap.wrap(f"{self.game}: {self.sentence}", 110)
+                                + textwrap.wrap(f"Table: {self.table_line()}", 110)
                                 + textwrap.wrap(f"({who}, seed {self.seed}, horizon {self.horizon})", 110)))
         return fig
 
@@ -136,45 +165,45 @@ def _fmt_interval(v, lo, hi, sign=False) -> str:
 
 
 def advice_sentence(res_rows: dict, ranking: list[str], horizon: str, exact: dict, phrase) -> str:
-    """A plain sentence: 'Quit: 18.0 points now; drawing costs 12.15 ± 0.04 on average, so draw.'
-    (``phrase``: the rule set's gerund of an action name)."""
+    """A plain sentence naming every action's value, best first: 'Playing the 4 costs 2.44 ± 0.53 points
+    on average, drawing 5.32 ± 0.54, quitting 22.00 exactly; so play 4.' (``phrase``: the rule set's
+    gerund of an action name). The game horizon gives each action's win rate instead."""
+    def cap(text):
+        return text[0].upper() + text[1:]
+
     if horizon == "game":
         best = ranking[0]
-        v, lo, hi = res_rows[(best, "win_rate")]
-        s = f"{best[0].upper() + best[1:]} wins the game {100 * v:.1f}% of the time ± {50 * (hi - lo):.1f}%"
+        shares = []
+        for i, a in enumerate(ranking):
+            v, lo, hi = res_rows[(a, "win_rate")]
+            shares.append(f"{phrase(a)} wins {100 * v:.1f} ± {50 * (hi - lo):.1f} of every 100 games"
+                          if i == 0 else f"{phrase(a)} {100 * v:.1f} ± {50 * (hi - lo):.1f}")
+        s = cap(", ".join(shares))
         if len(ranking) > 1:
             d, dlo, dhi = res_rows[(ranking[1], "win_rate_vs_best")]
             sep = dhi < 0
-            s += (f"; {phrase(ranking[1])} wins {100 * -d:.1f} ± {50 * (dhi - dlo):.1f} percentage points less, "
-                  + (f"so {best}." if sep else "which the roll-outs cannot separate: either will do."))
+            s += (f"; {phrase(ranking[1])} wins {100 * -d:.1f} ± {50 * (dhi - dlo):.1f} percentage points less "
+                  f"(paired), " + (f"so {best}." if sep else "which the roll-outs cannot separate: either will do."))
         return s + ("" if s.endswith(".") else ".")
 
-    def cost(a):
+    def cost(a, first):
         v, lo, hi = res_rows[(a, "penalty_per_round")]
+        unit = " points" if first else ""
         if exact[a]:
-            return f"{v:.2f} points exactly"
+            return f"{v:.2f}{unit} exactly"
         if lo == hi:
-            return f"{v:.2f} points in every roll-out"
-        return f"{v:.2f} ± {(hi - lo) / 2:.2f} on average"
+            return f"{v:.2f}{unit} in every roll-out"
+        return f"{v:.2f} ± {(hi - lo) / 2:.2f}{unit}" + (" on average" if first else "")
 
     best = ranking[0]
-    parts = []
-    if "quit" in ranking:
-        v = res_rows[("quit", "penalty_per_round")][0]
-        parts.append(f"Quit: {v:.1f} points now" if exact["quit"] else f"Quit: {cost('quit')}")
-    if best != "quit":
-        parts.append(f"{phrase(best)} costs {cost(best)}")
-    elif len(ranking) > 1:
-        parts.append(f"the best alternative, {phrase(ranking[1])}, costs {cost(ranking[1])}")
+    s = cap(", ".join(f"{phrase(a)} {'costs ' if i == 0 else ''}{cost(a, i == 0)}" for i, a in enumerate(ranking)))
     if len(ranking) > 1:
         d, dlo, dhi = res_rows[(ranking[1], "penalty_per_round_vs_best")]
         separated = dlo > 0 or (dlo == dhi == d and d > 0)
     else:
         separated = True
-    s = "; ".join(parts)
-    s = s[0].upper() + s[1:]
     if separated:
-        return s + f", so {best}."
+        return s + f"; so {best}."
     return s + f"; {best} and {ranking[1]} cannot be told apart at this precision (either will do)."
 
 

@@ -208,8 +208,9 @@ def _batches(items, size: int):
         yield batch
 
 
-def _player(game: str, policy: str) -> registry.Player:
-    return registry.parse_spec(game, policy)
+def _player(game: str, policy: str, players: int) -> registry.Player:
+    """The policy as it plays at a table of ``players`` (unset parameters take that count's preset)."""
+    return registry.at_table(registry.parse_spec(game, policy), players)
 
 
 def _force_first(game: str, player: registry.Player):
@@ -243,7 +244,7 @@ def chart(game: str, players: int = 4, policy: str | None = None, games: int = D
     if games > MAX_PLAYS:
         raise UsageError(f"--games must be at most {MAX_PLAYS} (1e11), not {games}")
     policy = policy or rules.default_policy
-    player = _player(spec.name, policy)
+    player = _player(spec.name, policy, players)
     pile_edges = tuple(pile_edges) if pile_edges is not None else rules.pile_edges
     opp_edges = tuple(opp_edges) if opp_edges is not None else rules.opponent_edges
     pile_bin, _ = bins(pile_edges, MAX_PILE, "pile")
@@ -426,6 +427,7 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
              f"{result.seed}: {words['decision']}, quit - {words['play_on']} in {_unit(result)} "
              f"(Q quit better, {words['letter']} {words['play_on']} better, ? cannot separate at 95%); "
              f"columns: {feature}"]
+    lines.append(which_to_use(result, chart_name))
     labels = _bin_labels(spans)
     for token, part in df.groupby("token"):
         lines.append(f"\ntoken returned on going out: {token}  ({int(part['decisions'].sum())} decisions)")
@@ -442,21 +444,48 @@ def readable(result: ChartResult, chart_name: str = "pile") -> str:
     return "\n".join(lines)
 
 
+COMMON_SHARE = 0.01  # a cell holding at least this share of the decisions is one a player meets often
+
+
+def which_to_use(result: ChartResult, chart_name: str = "pile") -> str:
+    """One sentence: which chart to use for winning and why; for a win-valued chart, how many of its
+    common cells are unresolved and about how many games would resolve them."""
+    card = f"llamasim card --game {result.game} --players {result.players}"
+    if result.measure != "win":
+        return (f"For winning, use the win-valued chart (--measure win) or its rule card ({card}): a game is won "
+                f"by ending below the others, and quitting to save points this round can hand them an easier one.")
+    df = result.cells[(result.cells["chart"] == chart_name) & (result.cells["share"] >= COMMON_SHARE)]
+    open_cells = df[df["answer"] == "?"]
+    if open_cells.empty:
+        return f"Every cell holding {100 * COMMON_SHARE:g}% or more of the decisions is resolved (Q or " \
+               f"{wording(result.game)['letter']})."
+    half = (open_cells["ci_high"] - open_cells["ci_low"]) / 2
+    effect = open_cells["mean_quit_minus_draw"].abs()
+    needed = (result.games * (half / effect) ** 2)[effect > 0]
+    need = f"about {float(needed.median()):,.0f} games would resolve half of them" if len(needed) else "no size would"
+    return (f"{len(open_cells)} of the {len(df)} cells holding {100 * COMMON_SHARE:g}% or more of the decisions are "
+            f"unresolved (?): {need} if their effects are as estimated; for a rule to carry to the table, see the "
+            f"rule card ({card}).")
+
+
 # --------------------------------------------------------------------------------------------
 # Plot
 # --------------------------------------------------------------------------------------------
 
+UNRESOLVED, MUTED_TEXT = "#f7f7f7", "#9a9a9a"  # a ? cell: near-white with a grey letter, quieter than any effect
 NO_DATA = "#d9d9d9"  # a cell never met, or met in fewer than MIN_GAMES games: light grey, not a colour of the scale
 CELL_WIDTH, CELL_HEIGHT = 0.34, 0.25  # inches: a 10-point letter per cell, readable at 100% zoom
 
 
 def chart_figure(result: ChartResult, chart_name: str = "pile"):
     """Heatmaps of one chart, one panel per token class: rows hand points, columns the feature's bins;
-    colour the mean quit - draw (blue: quit better, red: draw better), each cell labelled with its
-    answer (Q, D or ?; the means are in the text and csv tables); light grey where the policy never met
-    the cell or met it in too few games to say. All text is 10 points or more at the saved size."""
+    a resolved cell (Q or D) is coloured by its mean quit - draw (blue: quit better, red: draw better),
+    a ``?`` cell (its interval covers 0) is muted (near-white, grey letter) so the eye goes to what is
+    known; each cell is labelled with its answer (the means are in the text and csv tables); light grey
+    where the policy never met the cell or met it in too few games to say. All text is 10 points or
+    more at the saved size."""
     import matplotlib
-    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.colors import ListedColormap, TwoSlopeNorm
 
     from llama_sim.analysis.plots import FONT_PT, MAX_WIDTH, new_figure
 
@@ -470,11 +499,13 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     tokens = sorted(df["token"].unique()) or [0]
     points = sorted(df["hand_points"].unique()) or [0]
     used_bins = sorted(df["bin_low"].unique()) or [edges[0]]
-    # colour scale from the cells seen in enough games (a rare cell's mean is noise)
-    solid = df[df["effective_games"] >= MIN_GAMES]["mean_quit_minus_draw"].map(lambda v: abs(_shown(result, v)))
+    # colour scale from the resolved cells seen in enough games (a rare or unresolved cell's mean is noise)
+    solid = df[(df["effective_games"] >= MIN_GAMES) & (df["answer"] != "?")]["mean_quit_minus_draw"]
+    solid = solid.map(lambda v: abs(_shown(result, v)))
     bmax = max(float(solid.quantile(0.95)) if len(solid) else 1.0, 0.1)
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-bmax, vmax=bmax)
-    cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad=NO_DATA)
+    cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad=(0, 0, 0, 0))  # unresolved and unmet: the layer below
+    below = ListedColormap([UNRESOLVED]).with_extremes(bad=NO_DATA)
     # cells narrow (to a letter's width and a little) before the figure passes MAX_WIDTH
     cell = max(0.24, min(CELL_WIDTH, ((MAX_WIDTH - 2.4) / len(tokens) - 0.9) / len(used_bins)))
     fig = new_figure(2.4 + len(tokens) * (0.9 + cell * len(used_bins)), 2.9 + CELL_HEIGHT * len(points))
@@ -483,16 +514,22 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
     for ax, token in zip(axes[0], tokens):
         part = df[df["token"] == token]
         grid = np.full((len(points), len(used_bins)), np.nan)
+        muted = np.full((len(points), len(used_bins)), np.nan)
         for r in part.itertuples():
             i, j = points.index(r.hand_points), used_bins.index(r.bin_low)
             if r.effective_games < MIN_GAMES:  # too few games to say: grey, like a cell never met
                 ax.text(j, i, r.answer, ha="center", va="center", fontsize=FONT_PT, color="#777777")
+                continue
+            if r.answer == "?":
+                muted[i, j] = 0.0
+                ax.text(j, i, "?", ha="center", va="center", fontsize=FONT_PT, color=MUTED_TEXT)
                 continue
             shown = _shown(result, r.mean_quit_minus_draw)
             grid[i, j] = shown
             dark = abs(norm(max(-bmax, min(bmax, shown))) - 0.5) > 0.3
             ax.text(j, i, r.answer, ha="center", va="center", fontsize=FONT_PT, color="white" if dark else "black",
                     fontweight="bold" if r.answer != "?" else "normal")
+        ax.imshow(muted, cmap=below, vmin=0, vmax=1, aspect="auto", origin="lower")
         image = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto", origin="lower")
         ax.set_xticks(range(len(used_bins)), [labels[list(edges).index(lo)] for lo in used_bins], rotation=90)
         ax.set_yticks(range(len(points)), [str(p) for p in points])
@@ -501,7 +538,8 @@ def chart_figure(result: ChartResult, chart_name: str = "pile"):
         ax.set_xlabel(words[chart_name])
     axes[0][0].set_ylabel(words["points"])
     fig.suptitle(f"{rules.title}, {result.players} players, policy {result.policy}: {words['question']}\n"
-                 f"Q: quit better, {words['letter']}: {words['play_on']} better, ?: 95% interval covers 0; grey: "
+                 f"Q: quit better, {words['letter']}: {words['play_on']} better (coloured by how much), ?: 95% interval "
+                 f"covers 0 (pale); grey: "
                  f"never met or in fewer than {MIN_GAMES} games; {result.games:,} games, seed {result.seed}")
     cbar = fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, pad=0.02)
     cbar.set_label(f"mean quit - {words['play_on']} ({_unit(result)})\nblue: quit better, red: {words['play_on']} "

@@ -91,6 +91,11 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
         backend_text = runner.describe()
     infos = [info for _, info in done]
     summary = run_summary(infos, backend_text, seed)
+    unit = "games" if games_mode else "rounds"
+    if given and precision is None and any(i[unit] != count for i in infos):  # whole deal blocks only
+        played = sorted({i[unit] for i in infos})
+        summary += (f"\n{count:,} {unit} asked per table; whole deal blocks (every strategy in every seat) made "
+                    f"{' to '.join(f'{p:,}' for p in played[::max(1, len(played) - 1)])}")
     results = pd.concat([result_table(w, t, seed) for w, (t, _) in zip(works, done)], ignore_index=True)
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
     if seat_effects:

@@ -196,11 +196,26 @@ def plot_league(results):
 
 
 LEAGUE_LEADERS = 4  # strategies per count shown in the zoomed lower row of a league plot
+FAR_BEHIND = 2.5  # an also-ran's gap to the best is this many times the median gap at every count
+
+
+def also_rans(g: pd.DataFrame, higher_better: bool) -> list[str]:
+    """The strategies of one metric's ranking (``players``, ``strategy``, ``value``) far behind at every
+    count: each gap to the best more than ``FAR_BEHIND`` times the median gap there. Drawn with the
+    others they would squash the leaders into a line."""
+    far = None
+    for _, gn in g.groupby("players"):
+        best = gn.value.max() if higher_better else gn.value.min()
+        gaps = (gn.value - best).abs()
+        here = set(gn.strategy[gaps > FAR_BEHIND * max(float(gaps.median()), 1e-12)])
+        far = here if far is None else far & here
+    return sorted(far or [])
 
 
 def plot_league_table(result):
     """A league (``llama_sim.league``), one column per compared metric. Top: each strategy's league
-    value by player count with its 95% interval (every strategy, so the weak ones show how weak).
+    value by player count with its 95% interval, on a scale the leaders can be told apart on: the
+    also-rans (``also_rans``) are named in a note with their range instead of drawn.
     Bottom, zoomed on the leaders: at each count the best strategy (at 0) and the next three, each
     as its difference to the best with the difference's 95% interval (paired where they share a
     line-up), so that gaps of a hundredth are readable."""
@@ -217,7 +232,13 @@ def plot_league_table(result):
     spread = lambda j: (j - (len(strategies) - 1) / 2) * 0.04  # noqa: E731  (keeps error bars apart)
     for (ax, ax_d), metric in zip(axes.T, metrics):
         g = ranking[ranking.metric == metric]
+        behind = also_rans(g, metric != "penalty_per_round" and metric != "final_score")
+        fmt = lambda v: f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"  # noqa: E731
+        note = "; ".join(f"{s} {fmt(g[g.strategy == s].value.min())} to {fmt(g[g.strategy == s].value.max())}"
+                         for s in behind)
         for j, strategy in enumerate(strategies):
+            if strategy in behind:
+                continue
             gs = g[g.strategy == strategy].sort_values("players")
             v = gs["value"].to_numpy(float)
             yerr = np.maximum(0, [v - gs.ci_low.to_numpy(float), gs.ci_high.to_numpy(float) - v])  # rounding at 0
@@ -255,8 +276,8 @@ def plot_league_table(result):
             a.set_xticks(counts)
             a.set_xlabel("players at the table")
             a.grid(alpha=0.3)
-    import textwrap
-
+        if note:
+            ax.set_xlabel("players at the table\n" + textwrap.fill(f"not drawn, far behind: {note}", 50))
     rules = textwrap.fill(_rules(result.header).strip(), 140)  # Kadabra's symbol table is a long line
     fig.suptitle(_title(result.header) + ("\n" + rules if rules else ""))
     return fig

@@ -43,8 +43,10 @@ def advise(plot: Optional[Path] = PlotOpt, fmt: str = FormatOpt, out: Optional[P
         from llama_sim.analysis.plots import save
 
         save(res.plot(), plot, force)
-    emit(res.table, fmt, out, preamble=f"{game}: advice ({res.how()}; horizon {res.horizon}; seed {seed})",
-         readable_text=res.text() + "\n" + res.sentence + (f"\nwrote {plot}" if plot is not None else ""), force=force)
+    emit(res.table, fmt, out, preamble=f"{game}: advice for {res.table_line()}\n({res.how()}; horizon "
+                                       f"{res.horizon}; seed {seed})",
+         readable_text=res.text() + "\n" + res.sentence + res.for_winning()
+         + (f"\nwrote {plot}" if plot is not None else ""), force=force)
 
 
 # ------------------------------------------------------------------------------------ chart
@@ -106,6 +108,43 @@ def chart(
         notes.append(f"wrote {emit_strategy} (strategy '{name}': --strategies-file {emit_strategy})")
     text = "\n\n".join([C.readable(result, "pile"), C.readable(result, "opponent"), *notes])
     emit(result.cells, fmt, out, readable_text=text, force=force)
+
+
+# ------------------------------------------------------------------------------------ card
+
+
+@app.command()
+@declared("card")
+def card(
+    plot: Optional[Path] = typer.Option(None, "--plot", help="The card on one page, to this .png/.svg file."),
+    html: Optional[Path] = typer.Option(None, "--html", help="The card as a web page, to this .html file."),
+    fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, quiet: bool = QuietOpt, **params,
+):
+    """A quit rule card: the simplest rule (a threshold on your points, and at most an exception for a
+    near finish and one for holding a 10) that wins (almost) as often as the full win-valued quit
+    chart at this table, found by playing candidate rules against the chart strategy, then measured
+    on fresh games against the chart and against the strongest strategy. The table (--out, --format)
+    lists every candidate tried."""
+    from llama_sim import api
+
+    setup(params["game"], None, quiet, fmt, out, force)
+    check_plot(plot, force)
+    if html is not None:
+        check_new_file(html, force, "--html", (".html", ".htm"))
+    params.setdefault("threads", 1)
+    result = api.card(**params)
+    notes = []
+    if plot is not None:
+        from llama_sim.analysis.plots import save
+
+        save(result.figure(), plot, force)
+        notes.append(f"wrote {plot}")
+    if html is not None:
+        from llama_sim.core.files import write_text
+
+        write_text(html, result.html(), force)
+        notes.append(f"wrote {html}")
+    emit(result.candidates, fmt, out, readable_text="\n".join([result.text(), *notes]), force=force)
 
 
 # ------------------------------------------------------------------------------------ tune

@@ -60,6 +60,9 @@ class AdviceHooks(Protocol):
     set's action indices, action names those of ``RuleSet.action_names``."""
 
     default_policy: str  # the roll-out strategy spec when none is given
+    # player count -> the roll-out strategy spec at that count when none is given (the strongest there);
+    # a count missing takes ``default_policy`` (optional attribute: ``default_policy_at`` reads it)
+    default_policies: dict[int, str]
     turn_index: int  # the observation field counting this round's decisions (0 at the position)
     position_keys: tuple[str, ...]  # the position options the rule set takes
     position_help: dict[str, str]  # what each of them means (the advise command's help)
@@ -108,6 +111,12 @@ def advice_of(rule_set) -> AdviceHooks:
     if advice is None:
         raise UsageError(f"{rule_set.name} has no advisor")
     return advice
+
+
+def default_policy_at(advice: AdviceHooks, players: int) -> str:
+    """The roll-out strategy a table of ``players`` plays when none is given: the rule set's strongest
+    at that count (``default_policies``), else its ``default_policy``."""
+    return getattr(advice, "default_policies", {}).get(players, advice.default_policy)
 
 
 def action_phrase(name: str, words: dict[str, str]) -> str:

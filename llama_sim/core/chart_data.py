@@ -68,3 +68,34 @@ def tables_from_document(doc: dict, min_players: int, max_players: int) -> tuple
 def bundled_document(game: str) -> dict:
     """The chart shipped with a rule set: ``chart.json`` next to the module defining its ``RULE_SET``."""
     return json.loads(resources.files(RULE_SETS[game]).joinpath("chart.json").read_text())
+
+
+# ------------------------------------------------------------------------------ quit rules (cards)
+
+# A quit rule a player can remember, as the parameters of each rule set's ``card`` strategy: quit when
+# stuck with at most ``quit_at`` points; when an opponent still in holds at most ``near`` cards (0:
+# never), at most ``near_quit_at``; when going out would return a 10 (or a 20), at most ``ten_quit_at``,
+# whatever the opponents hold. A threshold of -1 never quits.
+CARD_PARAMS = {
+    "quit_at": (4, -1, 45, "quit when stuck with at most this many points"),
+    "ten_quit_at": (4, -1, 45, "the same when going out would return a 10 (or a 20), whatever the opponents hold"),
+    "near": (0, 0, 20, "an opponent still in holds at most this many cards (0: never)..."),
+    "near_quit_at": (4, -1, 45, "...then quit with at most this many points"),
+}
+CARD_DESCRIPTION = ("The quit chart's play, but when stuck it follows a rule of a few numbers instead of the "
+                    "chart (llamasim card): quit with at most quit_at points, at most near_quit_at when an "
+                    "opponent still in holds at most near cards, at most ten_quit_at when going out would "
+                    "return a 10.")
+NO_RULE = np.zeros(1)  # the chart's table decides (a rule has len(CARD_PARAMS) numbers)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def chart_quits(quit_table, bin_of, rule, t, points, value):
+    """Quit when stuck? The chart's ``quit_table[t, points, bin_of[value]]``, or with a rule (``rule``
+    the ``CARD_PARAMS`` values; ``value`` the smallest hand of an opponent still in) the rule's choice."""
+    if rule.shape[0] < 4:
+        return quit_table[t, points, bin_of[value]] != 0
+    limit = rule[3] if 0 < value <= rule[2] else rule[0]
+    if t >= 2:
+        limit = rule[1]
+    return points <= limit

@@ -279,7 +279,10 @@ ADVISE = declare(Command("advise", (
        spec_key=None, metavar="FILE"),
     _p("actions", "strings", "Only these actions (repeatable), e.g. --action draw --action quit.", flag="--action",
        metavar="ACTION"),
-    _strategy("policy", "Roll-out strategy of every seat (default: the rule set's strongest).", required=False),
+    _players(help="Players at the table; the position's other hands (or rows) must number one fewer (default: "
+                  "as many as they give)."),
+    _strategy("policy", "Roll-out strategy of every seat (default: the rule set's strongest at the table's player "
+                        "count; unset parameters play that count's preset).", required=False),
     _strategies("opponents", "Per-seat strategies of the other players, e.g. greedy,smart,smart.", flag="--opponents",
                 required=False, sep=","),
     _p("horizon", "choice", "round (points over the rest of this round) or game (also the win rate).",
@@ -288,7 +291,7 @@ ADVISE = declare(Command("advise", (
     _p("precision", "float", "Stop once every action's 95% half-width is below this.", low=MIN_PRECISION,
        high=1e6, metavar="X"),
     _p("max_rollouts", "int", "Cap of the default stop rule.", default=200_000, low=2, high=MAX_ROLLOUTS),
-    SEED, THREADS, STRATEGIES_FILE), position=True))
+    SEED, THREADS, STRATEGIES_FILE), position=True, game_checks=(player_range(),)))
 
 CHART = declare(Command("chart", (
     GAME,
@@ -308,6 +311,14 @@ CHART = declare(Command("chart", (
                              "the smallest row of another player still in, default 1,...,10).",
        flag="--opponent-bins", metavar="EDGES"),
     SEED, THREADS, STRATEGIES_FILE), rule_options=False, game_checks=(player_range(),)))
+
+CARD = declare(Command("card", (
+    GAME,
+    _players(default=4, help="Players at the table."),
+    _p("games", "int", "Full games each candidate rule plays against the chart (compare rounds them up to whole "
+                       "deal blocks); the card's figures come from 4 times as many fresh games.", default=50_000,
+       low=100, high=MAX_PLAYS),
+    SEED, THREADS), rule_options=False, game_checks=(player_range(),)))
 
 GRADE = declare(Command("grade", (
     GAME,

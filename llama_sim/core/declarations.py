@@ -42,6 +42,8 @@ class Declaration:
     preset_notes: dict[int, str] = field(default_factory=dict)
     search: bool = False  # a search player (the expert): its roll-outs allocate, so it never runs in a
     # line-up kernel (those run without reference counting), and it is slow, so "all" leaves it out
+    family: bool = False  # a family of rules played with chosen values (the quit cards' rule): its
+    # defaults are no strategy of their own, so "all" leaves it out
 
     def preset_for(self, n_players: int) -> dict[str, float]:
         """The parameter values declared for a table of ``n_players``; a count without its own preset
@@ -81,7 +83,8 @@ def _declaration(record: dict) -> Declaration:
                            tuple(Param(**p) for p in record["params"]), record["source"],
                            {int(n): {str(k): float(v) for k, v in values.items()}
                             for n, values in record["presets"].items()},
-                           {int(n): str(note) for n, note in record["preset_notes"].items()}, bool(record["search"]))
+                           {int(n): str(note) for n, note in record["preset_notes"].items()}, bool(record["search"]),
+                           bool(record.get("family", False)))
     texts = [declared.game, declared.name, declared.description, declared.source]
     texts += [p.name for p in declared.params] + [p.description for p in declared.params]
     numbers = [value for p in declared.params for value in (p.default, p.low, p.high)]

@@ -315,13 +315,14 @@ _REGISTRY: dict[tuple[str, str], Strategy] = {}
 
 
 def strategy(game: str, name: str, description: str, params: dict | None = None, presets: dict | None = None,
-             preset_notes: dict | None = None, search: bool = False):
+             preset_notes: dict | None = None, search: bool = False, family: bool = False):
     """Register a policy function. ``params`` maps name -> (default, low, high[, description]);
     ``presets`` maps a player count -> {name: value}: the values a player whose spec leaves that
     parameter unset plays with at that count (``Strategy.preset_for`` says which preset 3 or 5
     players use when only 2, 4 and 6 are declared); ``preset_notes`` maps a count of ``presets`` to
     what its values mean where the numbers alone would mislead (listed by ``llamasim strategies``);
-    ``search=True``: a search player (see ``Strategy.search``)."""
+    ``search=True``: a search player (see ``Strategy.search``); ``family=True``: a family of rules
+    played with chosen values ("all" leaves it out)."""
 
     if game not in game_names():
         raise UsageError(f"strategy {name!r} is registered for game {game!r}, which is not a rule set "
@@ -354,7 +355,7 @@ def strategy(game: str, name: str, description: str, params: dict | None = None,
         if set(notes) - set(table):
             raise ValueError(f"preset_notes of {name} name counts without a preset: {sorted(set(notes) - set(table))}")
         made = Strategy(game, name, description, plist, source=fn.__module__, presets=table, preset_notes=notes,
-                        search=search, py_func=fn)
+                        search=search, family=family, py_func=fn)
         known = _REGISTRY.get((game, name))
         if known is not None and known.py_func is not fn and (made.user or known.source != made.source):
             # never replace one silently (a module run again, e.g. a notebook's cell, redefines its own)
@@ -460,9 +461,11 @@ def strategies_for(game: str) -> list[Strategy]:
 
 def builtin_strategies(game: str, searches: bool = False) -> list[str]:
     """The names of a rule set's own strategies (those of its ``strategies_module``; never ones a
-    strategies file or a test added), without its search players unless ``searches``."""
+    strategies file or a test added), without its search players and rule families unless ``searches``
+    (what "all" plays)."""
     module = get_game(game).strategies_module
-    return [s.name for s in strategies_for(game) if s.source == module and (searches or not s.search)]
+    return [s.name for s in strategies_for(game)
+            if s.source == module and (searches or not (s.search or s.family))]
 
 
 def get(game: str, name: str) -> Strategy:

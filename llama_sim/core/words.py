@@ -131,5 +131,22 @@ def leads(metric: str, a: str, b: str, diff: float, low: float, high: float, siz
     return f"{a}'s {metric_words(metric)} is {words}"
 
 
+def per_hundred(rate: float) -> str:
+    """A rate as games in every 100: ``28``, or ``0.4`` below one."""
+    return f"{100 * rate:.0f}" if 100 * rate >= 1 else f"{100 * rate:.1g}"
+
+
+def win_lead(a: str, b: str, rate_a: float, rate_b: float, diff: float, low: float, high: float) -> str:
+    """``a`` against ``b`` on win rate, with the base rates: "a wins 28 of every 100 games, against 22
+    for b: 5.6 [3.1, 8.0] percentage points more (paired)"; when the interval covers 0, "the data do
+    not separate them"."""
+    base = f"{a} wins {per_hundred(rate_a)} of every 100 games, against {per_hundred(rate_b)} for {b}"
+    if not separated(low, high):
+        return (f"{base}; the data do not separate them ({a} - {b} = "
+                f"{est(100 * diff, 100 * low, 100 * high, sign=True)} percentage points, paired)")
+    return (f"{base}: {magnitude(100 * diff, 100 * low, 100 * high)} percentage points "
+            f"{'more' if diff > 0 else 'fewer'} (paired)")
+
+
 def thousands(n: int) -> str:
     return f"{int(n):,}"

@@ -202,7 +202,11 @@ def _about_lines(result: ExperimentResult) -> list[tuple[str, str]]:
     if own:  # steps with their own rule-set options (per-step options or an option grid)
         rules += f"; steps {', '.join(own)} set their own, see each step" if len(own) < len(spec.steps) else \
             "; every step sets its own, see each step"
-    return [("", f"Report `{spec.name}`. Rule set: `{spec.game}` ({rules}); seed {spec.seed}; scale {run['scale']:g}"),
+    games = list(dict.fromkeys([spec.game] + [s.game for s in spec.steps if s.game]))
+    named = (f"Rule set: `{spec.game}` ({rules})" if len(games) == 1 else
+             f"Rule sets: {', '.join(f'`{g}`' for g in games)} (the spec's `{spec.game}`: {rules}; a step's "
+             f"own rule set plays its standard rules)")
+    return [("", f"Report `{spec.name}`. {named}; seed {spec.seed}; scale {run['scale']:g}"),
             ("", f"Command: `{run['command']}`"),
             ("", f"llama_sim {run['llama_sim_version']}, commit {run['git_commit'] or 'unknown'}; "
                  f"{run['seconds']:.1f} s in all (timings per step in `run.json`)")]

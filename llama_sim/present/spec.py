@@ -174,7 +174,8 @@ def read_step(check: Checker, where: str, kind: str, step: dict, defaults: dict,
             values["players"] = replace(command.param("players"), many=True).read(counts)
         elif kind in PER_COUNT:
             values["players"] = [values["players"] if values["players"] is not None else default_players(game)]
-        elif "players" in values and values["players"] is None:  # every count, or one table of 4
+        elif "players" in values and values["players"] is None and not command.position:  # every count, or 4
+            # (a position gives its own table)
             many = command.param("players").many
             values["players"] = (list(range(game.min_players, game.max_players + 1)) if many
                                  else default_players(game))

@@ -10,7 +10,7 @@ from llama_sim.analysis import advise as A
 from llama_sim.rulesets import lama
 from llama_sim.core.position import position_from_state
 from llama_sim.core.errors import UsageError
-from llama_sim.core.registry import parse_spec
+from llama_sim.core.registry import at_table, parse_spec
 from cli_helpers import call
 
 
@@ -40,7 +40,7 @@ def test_a_position_with_nothing_left_to_chance_says_exact_and_needs_few_roll_ou
     assert "difference to" not in res.text()  # nothing to compare the lone action with
     code, out, _ = call(capsys, "advise", "--game", "lama", "--hand", "1 2", "--top", "3", "--hand-sizes", "3",
                         "--pile", "0", "-q")
-    assert code == 0 and out.startswith("lama: advice (exact: nothing is left to chance") and "2,048" not in out
+    assert code == 0 and out.splitlines()[1].startswith("(exact: nothing is left to chance") and "2,048" not in out
     assert "paired" not in out
     # alone, every action is exact; with another player in and cards to draw, roll-outs as before
     alone = A.advise("lama", hand="3 4 4", top="3", hand_sizes="5", quit="1", pile=20)
@@ -122,7 +122,7 @@ def test_dice_quit_is_exact_with_others_in_and_roll_is_estimated():
 def _python_rollouts(hand, top, sizes, pile_n, actions, n_samples, seed):
     """The same roll-out model on the reference engine: deal the unseen cards uniformly (numpy's own
     generator), apply the action by hand, then every seat plays smart from the next seat on."""
-    smart = parse_spec("lama", "smart")
+    smart = at_table(parse_spec("lama", "smart"), len(sizes) + 1)
     players = [(smart.strategy.policy, smart.params)] * (len(sizes) + 1)
     deck = list(np.repeat(np.arange(7), 8))
     for c in hand + [top]:
@@ -157,7 +157,8 @@ def _python_rollouts(hand, top, sizes, pile_n, actions, n_samples, seed):
 
 def test_kernel_roll_outs_agree_with_an_independent_reference_roll_out():
     hand, top, sizes, pile_n = [1, 3, 4, 6], 3, [2, 3], 6
-    res = A.advise("lama", hand="2 4 5 L", top="4", hand_sizes="2,3", pile=pile_n, rollouts=4000, seed=5)
+    res = A.advise("lama", hand="2 4 5 L", top="4", hand_sizes="2,3", pile=pile_n, rollouts=4000, seed=5,
+                   policy="smart")
     py = _python_rollouts(hand, top, sizes, pile_n, [3, 4, lama.DRAW, lama.QUIT], 1000, seed=9)
     names = {3: "play 4", 4: "play 5", lama.DRAW: "draw", lama.QUIT: "quit"}
     assert set(res.ranking) == set(names.values())
@@ -173,9 +174,9 @@ def test_kadabra_roll_outs_agree_with_the_reference_engine_and_a_python_forced_f
     from llama_sim.rulesets import kadabra as K
 
     res = A.advise("kadabra", hand="1 2d 4 5 L", top="4", hand_sizes="4,5", pile=8, ones="3,2,5", tens="0,1,0",
-                   rollouts=3000, seed=2)
+                   rollouts=3000, seed=2, policy="showman")
     pos = res.position
-    showman = parse_spec("kadabra", "showman")
+    showman = at_table(parse_spec("kadabra", "showman"), pos.n)
     pol, par = showman.strategy.policy, np.append(showman.params, 0.0)
     used = pos.hand + pos.discard
     used[pos.top] += 1
@@ -230,7 +231,7 @@ def test_game_horizon_adds_win_rates_and_opponents_are_per_seat():
     assert set(t.metric) >= {"win_rate", "win_rate_vs_best", "penalty_per_round"}
     wins = t[t.metric == "win_rate"].set_index("action").value
     assert res.best == wins.idxmax() and ((wins >= 0) & (wins <= 1)).all()
-    assert res.strategies == ["smart", "greedy", "smart", "threshold"]
+    assert res.strategies == ["climber", "greedy", "smart", "threshold"]  # climber: the strongest at 4
 
 
 # ----------------------------------------------------------------------------- what the roll-outs start from

@@ -55,6 +55,6 @@ def test_advise_with_three_metrics_fits(capsys):
     code, out, err = call(capsys, "advise", "-g", "lama", "--hand", "2 2 6 L", "--top", "4", "--hand-sizes", "3,5,1",
                           "--pile", "20", "--rollouts", "50", "--horizon", "game", "-q")
     assert code == 0, err
-    table = out.splitlines()[1:5]
+    table = out.splitlines()[2:6]  # after the table line and the roll-outs line
     assert table[0].split() == ["action", "penalty_per_round", "went_out_rate", "win_rate"]
     assert widest("\n".join(table)) <= TERMINAL_WIDTH

@@ -123,7 +123,7 @@ def test_every_header_naming_a_strategy_states_the_values_it_played():
     assert "parameters at 2 players: threshold quit_at=10" in header
     assert "parameters at 4 players: threshold quit_at=1" in header
     r = llama_sim.advise("lama", hand="2 2 6 L", top="4", hand_sizes="3,4", pile=20, rollouts=20, seed=1,
-                         opponents=["greedy", "threshold:quit_at=3"])
+                         policy="smart", opponents=["greedy", "threshold:quit_at=3"])
     assert r.played() == f"seats {smart4} / greedy / threshold:quit_at=3 quit_at=3"
     c = llama_sim.chart("lama", players=3, games=20, seed=1, threads=1)
     assert readable(c, "pile").startswith(f"lama, 3 players, policy {smart4}, 20 games")

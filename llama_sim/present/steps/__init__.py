@@ -6,7 +6,7 @@ A new kind is one module and one line here."""
 from __future__ import annotations
 
 from llama_sim.present.steps import (
-    advise, chart, compare, grade, league, seat_table, simulate, solve, sweep, tune, variants,
+    advise, card, chart, compare, grade, league, seat_table, simulate, solve, sweep, tune, variants,
 )
 from llama_sim.present.steps.common import StepKind, StepOutcome, run_option_grid, tag_text
 
@@ -21,6 +21,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "simulate": simulate.KIND,
     "advise": advise.KIND,
     "chart": chart.KIND,
+    "card": card.KIND,
     "tune": tune.KIND,
     "grade": grade.KIND,
     "variants": variants.KIND,

@@ -6,7 +6,8 @@ import pandas as pd
 
 from llama_sim.analysis.compare import compare
 from llama_sim.analysis.plots import plot_league
-from llama_sim.core.words import counts_text, est, leads, listing, magnitude, metric_words, separated
+from llama_sim.core import registry
+from llama_sim.core.words import counts_text, est, leads, listing, magnitude, metric_words, separated, win_lead
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import (
     StepKind, ci_column, disagreements, headline, headline_of, metric_keys, size,
@@ -31,9 +32,29 @@ def _lead(r) -> dict:
                 | ((pairs.strategy_a == second) & (pairs.strategy_b == top))].iloc[0]
     sign = 1 if row.strategy_a == top else -1  # top - second
     lo, hi = sorted((sign * row.ci_low, sign * row.ci_high))
+    values = rank.set_index("strategy").value
     return {"players": int(rank.players.iloc[0]), "metric": metric, "top": top, "second": second,
             "diff": sign * row["diff"], "lo": lo, "hi": hi, "clear": row.better == top and separated(lo, hi),
-            "order": list(rank.strategy)}
+            "order": list(rank.strategy), "rate_top": float(values[top]), "rate_second": float(values[second])}
+
+
+def _cost(r) -> str:
+    """For a table with a search player (the expert): what its games cost, as games per second and
+    seconds per game of the whole table (the heuristics' share is small)."""
+    game = str(r.results.game.iloc[0])
+    names = {str(s).partition(":")[0] for s in r.results.strategy}
+    try:
+        searching = [n for n in names if registry.get(game, n).search]
+    except Exception:  # a name the registry does not know here (a strategies file): no cost line
+        return ""
+    table = r.run.get("tables", [{}])[0]
+    seconds, played = table.get("seconds"), table.get("games")
+    if not searching or not seconds or not played:
+        return ""
+    per_game = seconds / played
+    each = f"{per_game:.2f} s" if per_game >= 0.1 else f"{1000 * per_game:.1f} ms"
+    return (f" What {listing(sorted(searching))} costs: the table played {played / seconds:,.1f} games per second, "
+            f"{each} per game ({r.run.get('backend', '')}).")
 
 
 def _conclude_compare(results: list) -> str:
@@ -43,6 +64,14 @@ def _conclude_compare(results: list) -> str:
     leads_ = [_lead(r) for r in results]
     x = leads_[0]
     nxt = ", the next best" if len(x["order"]) > 2 else ""
+    if x["metric"] == "win_rate":  # rates as games in every 100, edges in percentage points
+        parts = []
+        for y, r in zip(leads_, results):
+            order = f" (order: {', '.join(y['order'])})" if len(y["order"]) > 2 else ""
+            parts.append(f"At {y['players']} players "
+                         f"{win_lead(y['top'], y['second'], y['rate_top'], y['rate_second'], y['diff'], y['lo'], y['hi'])}"
+                         f"{order}.{_cost(r)}")
+        return " ".join(parts)
     if len(leads_) > 1 and all(y["clear"] and (y["top"], y["second"], y["metric"]) == (x["top"], x["second"], x["metric"])
                                for y in leads_):
         sizes = [f"{magnitude(y['diff'], y['lo'], y['hi'])} at {y['players']}{' players' if k == 0 else ''}"
@@ -65,7 +94,19 @@ def _conclude_compare(results: list) -> str:
 
 def _method_compare(args: dict, results: list) -> str:
     return (f"Every strategy plays every seat on the same deals, {size(args)} at "
-            f"{counts_text(args['players'])}.")
+            f"{counts_text(args['players'])}.{rounded(args, results)}")
+
+
+def rounded(args: dict, results: list) -> str:
+    """" (Whole deal blocks made 260 games of the 250 asked.)" when a run played more than asked."""
+    unit = "games" if "games" in args else "rounds" if "rounds" in args else None
+    if unit is None or "precision" in args:
+        return ""
+    played = sorted({t.get(unit) for r in results for t in r.run.get("tables", []) if t.get(unit)})
+    if not played or played == [args[unit]]:
+        return ""
+    made = " to ".join(f"{p:,}" for p in played[::max(1, len(played) - 1)])
+    return f" (Whole deal blocks, every strategy in every seat, made {made} {unit} of the {args[unit]:,} asked.)"
 
 
 def _display_compare(results: list) -> pd.DataFrame:

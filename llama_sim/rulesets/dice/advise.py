@@ -107,6 +107,10 @@ class DiceAdvice:
     """``advise`` on LAMA Dice (``core.advice.AdviceHooks``)."""
 
     default_policy = "solo_optimal"
+    # The strongest by win rate at each count, from the league (``llamasim report --game dice``,
+    # reports/dice-league/tables/league_strongest.csv): chart at 2-5 (0.011 and 0.021 ahead of
+    # solo_optimal at 3 and 4, tied with the runner-up at 2 and 5), watcher at 6 (tied with threshold).
+    default_policies = {2: "chart", 3: "chart", 4: "chart", 5: "chart", 6: "watcher"}
     rollout_kernel = dice_rollouts
     turn_index = D.OBS_TURN
     position_help = D.POSITION_HELP

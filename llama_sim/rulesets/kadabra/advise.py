@@ -166,6 +166,14 @@ class KadabraAdvice:
     """``advise`` on Llama Kadabra (``core.advice.AdviceHooks``)."""
 
     default_policy = "showman"
+    # The strongest by win rate at each count, from the league (``llamasim report --game kadabra``,
+    # reports/kadabra-league/tables/league_strongest.csv): climber at 2 (tied with showman), 5 and 6
+    # (0.012 [0.010, 0.013] and 0.015 [0.014, 0.016] ahead of showman); chart at 3 (0.029 [0.027, 0.031]
+    # ahead of showman); at 4 the league ties chart and climber, and head to head climber is ahead
+    # (``llamasim compare -g kadabra -p 4 chart climber --games 100000 --seed 5``: chart - climber
+    # -0.0089 [-0.0118, -0.0059]; at 3 players +0.0128 [+0.0098, +0.0158]). Climber against showman,
+    # same size and seed: +0.0188 [+0.0159, +0.0217] at 4 players, +0.0212 at 5, +0.0182 at 6.
+    default_policies = {2: "climber", 3: "chart", 4: "climber", 5: "climber", 6: "climber"}
     rollout_kernel = kadabra_rollouts
     turn_index = T.OBS_TURN
     position_help = POSITION_HELP

@@ -138,11 +138,12 @@ class SheddingAdvice:
     turn_index = shedding.OBS_TURN
 
     def __init__(self, rules: shedding.SheddingRules, default_policy: str, card_aliases: dict[str, str],
-                 example: dict):
+                 example: dict, default_policies: dict[int, str] | None = None):
         self.rules = rules
         self.example = example
         self.position_help = card_position_help(rules.code_names, example["hand"])
         self.default_policy = default_policy
+        self.default_policies = dict(default_policies or {})
         self.rollout_kernel = shedding_rollouts
         self.card_aliases = card_aliases
         self.draw = rules.layout.draw
