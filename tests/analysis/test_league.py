@@ -120,7 +120,9 @@ def test_strongest_is_the_top_of_the_ranking_with_its_edge(two_player_league):
     assert s.edge >= 0 and s.edge_ci_low <= s.edge <= s.edge_ci_high
     assert s.sentence.startswith(f"At 2 players {s.best} ") and f"{s.runner_up}, the runner-up" in s.sentence
     edge = est(s.edge, s.edge_ci_low, s.edge_ci_high, sign=s.verdict != "better")
-    assert edge in s.sentence and edge in league.conclusion
+    points = est(100 * s.edge, 100 * s.edge_ci_low, 100 * s.edge_ci_high, sign=s.verdict != "better")
+    assert edge in s.sentence and f"{points} percentage points" in league.conclusion  # a win rate in plain words
+    assert f"{round(100 * s.value)} of every 100 games against {round(100 * s.runner_up_value)} for" in league.conclusion
 
 
 def test_a_league_over_counts_balances_line_ups_and_games():

@@ -398,8 +398,9 @@ games = 30000
         edge = est(r.edge, r.edge_ci_low, r.edge_ci_high, sign=True)
         assert f"| {r.players} | {r.best} | " in section and f" | {r.runner_up} | {edge} | " in section
         assert f"At {r.players} players {r.best} " in r.sentence and r.sentence not in md
-        assert f"{r.best}, {est(r.edge, r.edge_ci_low, r.edge_ci_high)} ahead of {r.runner_up}" in answer or \
-            f"{r.best} and {r.runner_up} cannot be told apart ({edge})" in answer
+        points = est(100 * r.edge, 100 * r.edge_ci_low, 100 * r.edge_ci_high, sign=r.verdict != "better")
+        assert (f"{r.best}, " in answer and f"for {r.runner_up}: {points} percentage points ahead" in answer) or \
+            (f"{r.best} and {r.runner_up} cannot be told apart (" in answer and f"; {points} percentage points)" in answer)
     assert "Strongest strategy</h3>" in (out / "report.html").read_text()
     assert (out / "plots" / "league.png").is_file()
 

@@ -27,9 +27,13 @@ def _conclude_seat_table(results: list) -> str:
     parts = []
     for strategy, first in seats[(seats.metric == metric) & (seats.seat == 0)].groupby("strategy", sort=False):
         cells, good, bad = [], [], []
+        rate = metric == "win_rate"  # in plain words: percentage points, with the even share
         for k, row in enumerate(first.itertuples()):
-            cells.append(f"{est(row.vs_mean, row.vs_mean_ci_low, row.vs_mean_ci_high, sign=True)} at {row.players}"
-                         + (" players" if k == 0 else ""))
+            scale = 100 if rate else 1
+            shift = est(scale * row.vs_mean, scale * row.vs_mean_ci_low, scale * row.vs_mean_ci_high, sign=True)
+            cells.append(f"{shift}{' percentage points' if rate and k == 0 else ''} at {row.players}"
+                         + (f" players (an even share: {100 / row.players:.0f} of every 100 games)" if rate and k == 0
+                            else " players" if k == 0 else ""))
             if row.p_holm < 0.05:
                 (good if (row.vs_mean < 0) == lower_better else bad).append(str(row.players))
         verdicts = ([f"a clear advantage at {listing(good)} players"] if good else []) + (
