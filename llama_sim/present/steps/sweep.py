@@ -25,13 +25,20 @@ def _conclude_sweep(results: list) -> str:
     cols = ["param_value", "param2_value"][:len(r.params)]
     where = ", ".join(f"{k} = {best[c]:g}" for k, c in zip(r.params, cols))
     n = int(r.results.players.iloc[0])
-    text = (f"At {n} players against {r.opponent}, {where} gives {best_phrase(metric)}: "
-            f"{est_unit(metric, best.value, best.ci_low, best.ci_high)}, ")
-    if separated(best.diff_ci_low, best.diff_ci_high):
-        text += more_or_less(metric, best["diff"], best.diff_ci_low, best.diff_ci_high, r.opponent, unit=False)
+    rate = metric == "win_rate"  # in plain words: games in every 100, differences in percentage points
+    scale = 100 if rate else 1
+    value = (f"{est(100 * best.value, 100 * best.ci_low, 100 * best.ci_high)} of every 100 games" if rate else
+             est_unit(metric, best.value, best.ci_low, best.ci_high))
+    diff = est(scale * best["diff"], scale * best.diff_ci_low, scale * best.diff_ci_high, sign=True)
+    text = f"At {n} players against {r.opponent}, {where} gives {best_phrase(metric)}: {value}, "
+    if best["diff"] == best.diff_ci_low == best.diff_ci_high == 0:
+        text += f"the same games as {r.opponent} to the last one (on these deals it never plays differently)"
+    elif separated(best.diff_ci_low, best.diff_ci_high):
+        text += (f"{diff} percentage points {'more' if best['diff'] > 0 else 'fewer'} than {r.opponent}" if rate else
+                 more_or_less(metric, best["diff"], best.diff_ci_low, best.diff_ci_high, r.opponent, unit=False))
     else:
-        text += (f"which the data do not separate from {r.opponent} "
-                 f"({est(best['diff'], best.diff_ci_low, best.diff_ci_high, sign=True)})")
+        text += (f"which the data do not separate from {r.opponent} ({diff}"
+                 f"{' percentage points' if rate else ''})")
     near = s[s.near_best]
     if near.empty:
         text += "; every other value is clearly worse."
