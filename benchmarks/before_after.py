@@ -112,17 +112,22 @@ def worker(game_name: str, rounds: int, reference_rounds: int) -> dict:
     return out
 
 
-def run_worker(tree: Path, game: str, rounds: int, reference_rounds: int) -> dict:
+def worker_in(script: Path, tree: Path, args: list[str]) -> dict:
+    """``script --worker ARGS`` in a fresh process on one thread with ``tree`` first on the path: its last line
+    of output as JSON (a worker prints ``{..., "path": llama_sim.__file__}``, checked to be ``tree``'s)."""
     env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", game, "--rounds", str(rounds),
-           "--reference-rounds", str(reference_rounds)]
+    cmd = [sys.executable, str(Path(script).resolve()), "--worker", *args]
     res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(tree))
     if res.returncode != 0:
-        raise SystemExit(f"worker failed in {tree} ({game}):\n{res.stderr.strip()}")
+        raise SystemExit(f"worker failed in {tree} ({' '.join(args)}):\n{res.stderr.strip()}")
     got = json.loads(res.stdout.strip().splitlines()[-1])
     if not got["path"].startswith(str(tree)):
         raise SystemExit(f"worker loaded {got['path']}, not the tree {tree}")
     return got
+
+
+def run_worker(tree: Path, game: str, rounds: int, reference_rounds: int) -> dict:
+    return worker_in(__file__, tree, [game, "--rounds", str(rounds), "--reference-rounds", str(reference_rounds)])
 
 
 def main() -> None:

@@ -16,11 +16,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
-from before_after import thread_cpu  # (this folder is on the path of a script run from it)
+from before_after import thread_cpu, worker_in  # (this folder is on the path of a script run from it)
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("generic", "lineup", "limit")
@@ -50,15 +48,7 @@ def worker(game_name: str, kind: str, rounds: int) -> dict:
 
 
 def run_worker(tree: Path, game: str, kind: str, rounds: int) -> float | None:
-    env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", game, kind, "--rounds", str(rounds)]
-    res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=str(tree))
-    if res.returncode != 0:
-        raise SystemExit(f"worker failed in {tree} ({game}, {kind}):\n{res.stderr.strip()}")
-    got = json.loads(res.stdout.strip().splitlines()[-1])
-    if not got["path"].startswith(str(tree)):
-        raise SystemExit(f"worker loaded {got['path']}, not the tree {tree}")
-    return got["us_per_round"]
+    return worker_in(__file__, tree, [game, kind, "--rounds", str(rounds)])["us_per_round"]
 
 
 def main() -> None:
