@@ -173,7 +173,8 @@ def conclude_variants(result: VariantsResult) -> str:
             if "win_rate" in cell.index:
                 w = cell.loc["win_rate"]
                 if w.effect_ci_low > 0 or w.effect_ci_high < 0:
-                    wins.append((w.effect > 0, magnitude(w.effect, w.effect_ci_low, w.effect_ci_high), n, best))
+                    wins.append((w.effect > 0, magnitude(100 * w.effect, 100 * w.effect_ci_low, 100 * w.effect_ci_high)
+                                 + " percentage points", n, best))  # in plain words
             old, new = ranking_groups(rank, n, BASELINE, metric), ranking_groups(rank, n, variant, metric)
             if [sorted(g) for g in old] != [sorted(g) for g in new]:
                 moved.append(str(n))

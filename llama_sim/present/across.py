@@ -144,7 +144,9 @@ def _compare(results: list, tags: list[dict]) -> Optional[AcrossSummary]:
     if len(counts) == 1:
         sentence = (f"{where}, {counts.index[0]} has the {'highest' if best.metric.iloc[0] == 'win_rate' else 'best'} "
                     f"{headline} under every one, clearly ahead of the runner-up under {clear} of the {n} "
-                    f"(its lead ranges from {best['diff'].min():.3f} to {best['diff'].max():.3f}).")
+                    + (f"(its lead ranges from {100 * best['diff'].min():.1f} to {100 * best['diff'].max():.1f} "
+                       f"percentage points)." if best.metric.iloc[0] == "win_rate" else
+                       f"(its lead ranges from {best['diff'].min():.3f} to {best['diff'].max():.3f})."))
     else:
         sentence = (f"{where}, the best on {headline} is " + listing([f"{s} under {c}" for s, c in counts.items()])
                     + f" of the {n}; it is clearly ahead of the runner-up under {clear}.")
