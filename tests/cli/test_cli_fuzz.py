@@ -90,6 +90,8 @@ def argv(draw, files):
         args += ["--rounds", "3"]
     if command == "bench" and "--rounds" not in args:
         args += ["--rounds", "3", "--reference-rounds", "3"]
+    if command in ("report", "run") and "--scale" not in args:  # a whole report is minutes of play
+        args += ["--scale", "0.0001"]
     if draw(st.booleans()):
         args = ["--debug"] + args
     return args + ["-q"] if command not in ("games", "strategies", "solve") else args
@@ -107,7 +109,10 @@ def run_cli(args):
 
 
 def test_fuzzed_command_lines_never_trace_back(tmp_path_factory, monkeypatch):
-    files = _files(tmp_path_factory.mktemp("fuzz"))
+    work = tmp_path_factory.mktemp("fuzz")
+    files = _files(work)
+    # A report's default folder is reports/<name> under the current folder: here, never the project's.
+    monkeypatch.chdir(work)
     # No line-up kernels (``bench``'s, or a huge count's under ``auto``): each is a compile of seconds
     # that tells nothing about argument handling; tests/run/test_lineup.py plays them.
     monkeypatch.setenv("LLAMA_SIM_KERNEL", "generic")
