@@ -339,7 +339,8 @@ class _Spread:
             return math.nan
         if self.parts is None or len(self.parts) == 1:
             return float(self.blocks - 1)
-        return satterthwaite([_variance(g, c, self.blocks) for c in self.parts], self.blocks - 1)
+        gg = np.outer(g, g)  # once for every part: the same products as ``_variance``'s, so the same sums
+        return satterthwaite([max(float(np.sum(gg * c)) / self.blocks, 0.0) for c in self.parts], self.blocks - 1)
 
     def t(self, level: float, df: float) -> float:
         """The interval's quantile; NaN below ``MIN_BLOCKS`` blocks."""
