@@ -1,5 +1,6 @@
 """Fill the docs pages with real output: every ```console block of ``docs/*.md`` keeps its ``$ ``
-command lines and gets each command's output (stdout) below it, run from the repository root;
+command lines and gets each command's output (stdout; for a command that exits 2, its one-line error: a page
+shows a mistake on purpose) below it, run from the repository root;
 ``docs/python-api.ipynb`` is rebuilt from ``docs/python-api.py`` (cells split at ``# %%`` lines),
 each cell run in one interpreter with its printed output and its last expression's value kept.
 
@@ -31,6 +32,8 @@ def run_command(line: str) -> str:
     assert words[0] == "llamasim", line
     out = subprocess.run([sys.executable, "-m", "llama_sim", *words[1:]], cwd=ROOT, capture_output=True, text=True,
                          timeout=900)
+    if out.returncode == 2 and out.stderr.startswith("llamasim: error: ") and not out.stdout:
+        return out.stderr.rstrip("\n")  # a page shows a mistake and its one-line error on purpose
     if out.returncode != 0:
         raise SystemExit(f"{line}: exit {out.returncode}\n{out.stderr}")
     return out.stdout.rstrip("\n")
