@@ -126,6 +126,26 @@ def worker_in(script: Path, tree: Path, args: list[str]) -> dict:
     return got
 
 
+def rule_set_timing(description: str, rounds: int, worker, here: Path) -> tuple[argparse.Namespace, dict] | None:
+    """The command line of a script timing each rule set in worker processes (``--baseline``, ``--rounds``,
+    ``--repeats``, ``--games``), and the trees to time, ``{label: root}`` with the baseline first. Run as a
+    worker (``--worker GAME WHAT``), it prints ``worker(GAME, WHAT, rounds)`` as JSON and returns None."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--baseline", type=Path)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--games", nargs="+", default=["lama", "party", "kadabra", "dice"])
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(*args.worker, args.rounds)))
+        return None
+    trees = {"current": here.parent}
+    if args.baseline is not None:
+        trees = {"baseline": args.baseline.resolve(), **trees}
+    return args, trees
+
+
 def run_worker(tree: Path, game: str, rounds: int, reference_rounds: int) -> dict:
     return worker_in(__file__, tree, [game, "--rounds", str(rounds), "--reference-rounds", str(reference_rounds)])
 

@@ -11,13 +11,11 @@ see the same load). The table gives medians of ``--repeats`` runs. Figures are p
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 from pathlib import Path
 
-from before_after import thread_cpu, worker_in  # (this folder is on the path of a script run from it)
+from before_after import rule_set_timing, thread_cpu, worker_in  # (this folder is on the path of a script run from it)
 
 HERE = Path(__file__).resolve().parent
 COPIES = HERE / "file_copies.py"
@@ -47,19 +45,10 @@ def run_worker(tree: Path, game: str, which: str, rounds: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", type=Path)
-    parser.add_argument("--rounds", type=int, default=400_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--games", nargs="+", default=["lama", "party", "kadabra", "dice"])
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker(*args.worker, args.rounds)))
+    started = rule_set_timing(__doc__.splitlines()[0], 400_000, worker, HERE)
+    if started is None:
         return
-    trees = {"current": HERE.parent}
-    if args.baseline is not None:
-        trees = {"baseline": args.baseline.resolve(), **trees}
+    args, trees = started
     print(f"one thread, {args.rounds} rounds per run, medians of {args.repeats} interleaved runs, "
           f"µs of CPU per round; load before: {os.getloadavg()[0]:.2f}")
     for game in args.games:

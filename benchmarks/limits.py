@@ -12,13 +12,11 @@ A baseline tree without limits is timed on its kernels only. Figures are printed
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 from pathlib import Path
 
-from before_after import thread_cpu, worker_in  # (this folder is on the path of a script run from it)
+from before_after import rule_set_timing, thread_cpu, worker_in  # (this folder is on the path of a script run from it)
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("generic", "lineup", "limit")
@@ -52,19 +50,10 @@ def run_worker(tree: Path, game: str, kind: str, rounds: int) -> float | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", type=Path)
-    parser.add_argument("--rounds", type=int, default=300_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--games", nargs="+", default=["lama", "party", "kadabra", "dice"])
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker(*args.worker, args.rounds)))
+    started = rule_set_timing(__doc__.splitlines()[0], 300_000, worker, HERE)
+    if started is None:
         return
-    trees = {"current": HERE.parent}
-    if args.baseline is not None:
-        trees = {"baseline": args.baseline.resolve(), **trees}
+    args, trees = started
     print(f"4 x the bench strategy, one thread, {args.rounds} rounds per run, medians of {args.repeats} "
           f"interleaved runs, rounds per CPU-second (each kernel's share of its tree's limit, or of the current "
           f"tree's for a baseline without one); load before: {os.getloadavg()[0]:.2f}")
