@@ -122,7 +122,7 @@ class BlockKernel:
         check_stop(loop(None, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                         policies, slot_of_entry, params, s1, upper, np.zeros(d, np.int64), bad,
                         *self.own_args(cfg)), bad)
-        s2 += upper + np.triu(upper, 1).T  # (the loop fills the upper triangle only)
+        add_squares(s2, upper)
 
     def around(self, loop, label: str) -> "BlockKernel":
         """Another loop of this one's signature, run the same way (a line-up kernel's)."""
@@ -133,3 +133,26 @@ class BlockKernel:
 
     def __call__(self, *args):
         return self.get()(*args)
+
+
+def add_squares(s2: np.ndarray, upper: np.ndarray) -> None:
+    """Add a loop's squares, kept as their upper triangle (``scoring.accumulate_upper``), into the full ``s2``."""
+    s2 += upper + np.triu(upper, 1).T
+
+
+@njit(cache=True, nogil=True, inline="always")
+def record_round(v, n_units, unit_of_seat, n, penalty, went_out, quits, final, wins, s1, upper):
+    """A block of one round-mode seating into the sums, as ``block_loop`` adds each block: for a loop that
+    plays one seating per block (a rule set's limit)."""
+    v[:] = 0
+    add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quits, 1, final, wins, False)
+    accumulate_upper(v, s1, upper)
+
+
+def play_limit(limit_blocks, own: tuple, plan, seed: int, n_blocks: int, s1: np.ndarray, s2: np.ndarray) -> None:
+    """A rule set's limit loop, ``limit_blocks(*own, seed, n_blocks, n, unit_of_seat, n_units, s1, upper)``, on
+    ``plan``'s seats, adding into ``s1`` and ``s2`` as ``BlockKernel.run`` does."""
+    upper = np.zeros_like(s2)
+    limit_blocks(*own, np.int64(seed), np.int64(n_blocks), np.int64(plan.n_players), plan.unit_of_seat,
+                 np.int64(len(plan.unit_labels)), s1, upper)
+    add_squares(s2, upper)

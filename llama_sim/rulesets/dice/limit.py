@@ -16,7 +16,7 @@ from numba import njit
 
 from llama_sim.core import rng as R
 from llama_sim.core.draws import NO_NRT, deal_shuffle
-from llama_sim.core.scoring import accumulate_upper, add_seats
+from llama_sim.core.blocks import play_limit, record_round
 from llama_sim.core.errors import UsageError
 from llama_sim.core.rng import randint_small
 from llama_sim.core.views import stack_zeros
@@ -123,9 +123,7 @@ def limit_blocks(quit_at, cfg, seed, n_blocks, n, unit_of_seat, n_units, s1, upp
             gone = out and s == last_actor
             penalty[s] = 0 if gone else HELD_POINTS[held[s]]
             went_out[s] = 1 if gone else 0
-        v[:] = 0
-        add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quit, 1, final, wins, False)
-        accumulate_upper(v, s1, upper)
+        record_round(v, n_units, unit_of_seat, n, penalty, went_out, quit, final, wins, s1, upper)
     return 0
 
 
@@ -135,7 +133,4 @@ def limit(plan, seed: int, n_blocks: int, s1: np.ndarray, s2: np.ndarray) -> Non
     if len(entries) != 1 or next(iter(entries))[0] != LIMIT_STRATEGY:
         raise UsageError(f"the dice limit plays one {LIMIT_STRATEGY} line-up only, not {sorted(entries)}")
     (_, quit_at), = entries
-    upper = np.zeros_like(s2)
-    limit_blocks(np.float64(quit_at), plan.cfg, np.int64(seed), np.int64(n_blocks), np.int64(plan.n_players),
-                 plan.unit_of_seat, np.int64(len(plan.unit_labels)), s1, upper)
-    s2 += upper + np.triu(upper, 1).T
+    play_limit(limit_blocks, (np.float64(quit_at), plan.cfg), plan, seed, n_blocks, s1, s2)

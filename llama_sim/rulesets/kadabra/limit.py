@@ -18,10 +18,10 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from llama_sim.core import rng as R
 from llama_sim.core.draws import NO_NRT, draw_at
-from llama_sim.core.scoring import accumulate_upper, add_seats
+from llama_sim.core.blocks import play_limit, record_round
 from llama_sim.core.errors import UsageError
 from llama_sim.core.views import stack_zeros
-from llama_sim.rulesets.kadabra.kernel import HANDS_CAPACITY
+from llama_sim.rulesets.kadabra.kernel import HANDS_CAPACITY, own_args
 from llama_sim.rulesets.kadabra.tables import (
     CODE_KIND, CODE_SYMBOL, CODE_VALUES, HAND_SIZE, KIND_VALUES, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL,
     MAGIC_STAGE, MAX_PLAYERS, N_CODES, PLAYABLE_BITS, SHOW_AT, START_ONES, SYM_DRAW, SYM_GIVE, SYM_MAGIC,
@@ -215,23 +215,16 @@ def limit_blocks(base, no_show, seed, n_blocks, n, unit_of_seat, n_units, s1, up
         for s in range(n):
             penalty[s] += ones[s] + 10 * tens[s]
             went_out[s] = 1 if s == out else 0
-        v[:] = 0
-        add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quit, 1, final, wins, False)
-        accumulate_upper(v, s1, upper)
+        record_round(v, n_units, unit_of_seat, n, penalty, went_out, quit, final, wins, s1, upper)
     return 0
 
 
 def limit(plan, seed: int, n_blocks: int, s1: np.ndarray, s2: np.ndarray) -> None:
     """The limit of the Kadabra kernel's design (``RuleSet.limit``) on ``plan``: seats of ``greedy`` only."""
-    from llama_sim.rulesets.kadabra.kernel import own_args
-
     names = {p.strategy.name for p in plan.entries}
     if names != {LIMIT_STRATEGY}:
         raise UsageError(f"the kadabra limit plays one {LIMIT_STRATEGY} line-up only, not {sorted(names)}")
     base, _, no_show = own_args(plan.cfg)
     if base.shape[0] > DECK_CAPACITY:
         raise UsageError(f"the kadabra limit deals at most {DECK_CAPACITY} cards, not {base.shape[0]}")
-    upper = np.zeros_like(s2)
-    limit_blocks(base, np.int64(no_show), np.int64(seed), np.int64(n_blocks), np.int64(plan.n_players),
-                 plan.unit_of_seat, np.int64(len(plan.unit_labels)), s1, upper)
-    s2 += upper + np.triu(upper, 1).T
+    play_limit(limit_blocks, (base, np.int64(no_show)), plan, seed, n_blocks, s1, s2)

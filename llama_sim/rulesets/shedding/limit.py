@@ -3,7 +3,7 @@
 ``limit_loop`` plays exactly what the block loop plays for ``bench`` (4 seats of the rule set's
 ``bench_strategy``, round mode): per block one key, the deal and policy streams seeded from it, the
 lazy deal, every draw's Fisher-Yates step, the round's points, went-out and quits of every seat into
-the block's vector and its squares (``engine.add_seats``, ``engine.accumulate_upper``). It differs
+the block's vector and its squares (``core.blocks.record_round``, as the block loop adds them). It differs
 only in what the kernel does to stay general: no policy call (the strategy's choice is a table,
 ``preference``, read from the strategy itself), no observation kept up to date, no legality check,
 hands packed 4 bits per code. Its sums equal the kernel's on every seed (``tests/test_limits.py``),
@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core import rng as R
-from llama_sim.core.scoring import accumulate_upper, add_seats
+from llama_sim.core.blocks import play_limit, record_round
+from llama_sim.core.errors import UsageError
 from llama_sim.core.views import stack_zeros
 from llama_sim.rulesets.shedding.rules import HAND_SIZE, MAX_DECK, MAX_SEATS, OBS_TOP
 
@@ -141,18 +142,15 @@ def limit_loop(full_deck, can_play_bits, extra_turn, code_penalty, twins, order,
                 total -= twins[k, 2] * (((bits >> twins[k, 0]) & 1) & ((bits >> twins[k, 1]) & 1))
             penalty[s] = 0 if s == out else total
             went_out[s] = 1 if s == out else 0
-        v[:] = 0
-        add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quit, 1, final, wins, False)
-        accumulate_upper(v, s1, upper)
+        record_round(v, n_units, unit_of_seat, n, penalty, went_out, quit, final, wins, s1, upper)
     return 0
 
 
 def run(limit_blocks, full_deck, rules, plan, seed: int, n_blocks: int, s1: np.ndarray, s2: np.ndarray) -> None:
     """``limit_blocks`` (a rule set's ``limit_loop`` on its tables) on ``plan``'s one strategy, dealing ``full_deck``."""
-    (policy, params), = {(p.strategy.policy, tuple(p.params)): None for p in plan.entries}
-    order = preference(policy, np.array(params), rules.can_play_bits, rules.layout.obs_len, OBS_TOP,
-                       rules.layout.draw)
-    upper = np.zeros_like(s2)
-    limit_blocks(full_deck, order, np.int64(seed), np.int64(n_blocks), np.int64(plan.n_players), plan.unit_of_seat,
-                 np.int64(len(plan.unit_labels)), s1, upper)
-    s2 += upper + np.triu(upper, 1).T
+    entry = plan.entries[0]
+    if any(p.strategy is not entry.strategy or list(p.params) != list(entry.params) for p in plan.entries):
+        raise UsageError("a shedding limit plays a line-up of one strategy, every seat on the same values")
+    order = preference(entry.strategy.policy, np.array(entry.params), rules.can_play_bits, rules.layout.obs_len,
+                       OBS_TOP, rules.layout.draw)
+    play_limit(limit_blocks, (full_deck, order), plan, seed, n_blocks, s1, s2)
