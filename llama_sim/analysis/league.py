@@ -56,7 +56,7 @@ from llama_sim.analysis.runs import (
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH, ci_text
-from llama_sim.core.words import est, metric_words, per_hundred
+from llama_sim.core.words import est, est_points, metric_words, per_hundred
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
 from llama_sim.run.chunks import blocks_for, check_seed
@@ -162,8 +162,7 @@ class LeagueResult:
         rate = self.headline == "win_rate"  # in plain words: games in every 100, edges in percentage points
         for k, r in enumerate(self.strongest.itertuples()):
             at = f"at {r.players} players" if k == 0 else f"at {r.players}"
-            scale = 100 if rate else 1
-            edge = est(scale * r.edge, scale * r.edge_ci_low, scale * r.edge_ci_high, sign=r.verdict != "better")
+            edge = est_points(self.headline, r.edge, r.edge_ci_low, r.edge_ci_high, sign=r.verdict != "better")
             if rate:
                 base = (f"{per_hundred(r.value)} of every 100 games against {per_hundred(r.runner_up_value)} for "
                         f"{r.runner_up}")
@@ -173,7 +172,7 @@ class LeagueResult:
                 cells.append(f"{at} {r.best}, {edge} ahead of {r.runner_up}")
             else:
                 cells.append(f"{at} {r.best} and {r.runner_up} cannot be told apart ({edge})")
-        measure = ("win rate" if self.headline == "win_rate" else
+        measure = ("win rate" if rate else
                    f"{metric_words(self.headline)} (lower is better)")
         return f"Strongest by {measure}: " + "; ".join(cells) + "."
 

@@ -47,6 +47,13 @@ def est(value: float, low: float, high: float, sign: bool = False, digits: Optio
     return f"{number(value, d, sign)} [{number(low, d, sign)}, {number(high, d, sign)}]"
 
 
+def est_points(metric: str, value: float, low: float, high: float, sign: bool = False) -> str:
+    """``est`` in the unit a player reads: a win rate (or a difference of them) in percentage points
+    (``4.6 [2.9, 6.4]`` for 0.046), any other metric as it is."""
+    scale = 100 if metric == "win_rate" else 1
+    return est(scale * value, scale * low, scale * high, sign=sign)
+
+
 def separated(low: float, high: float) -> bool:
     """True when a difference's interval lies clear of 0."""
     return low > 0 or high < 0

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.analysis.compare import seat_table
-from llama_sim.core.words import LOWER_IS_BETTER, counts_text, est, listing, metric_words
+from llama_sim.core.words import LOWER_IS_BETTER, counts_text, est_points, listing, metric_words
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import (
     StepKind, ci_column, headline, headline_of, metric_keys, size,
@@ -29,8 +29,7 @@ def _conclude_seat_table(results: list) -> str:
         cells, good, bad = [], [], []
         rate = metric == "win_rate"  # in plain words: percentage points, with the even share
         for k, row in enumerate(first.itertuples()):
-            scale = 100 if rate else 1
-            shift = est(scale * row.vs_mean, scale * row.vs_mean_ci_low, scale * row.vs_mean_ci_high, sign=True)
+            shift = est_points(metric, row.vs_mean, row.vs_mean_ci_low, row.vs_mean_ci_high, sign=True)
             cells.append(f"{shift}{' percentage points' if rate and k == 0 else ''} at {row.players}"
                          + (f" players (an even share: {100 / row.players:.0f} of every 100 games)" if rate and k == 0
                             else " players" if k == 0 else ""))

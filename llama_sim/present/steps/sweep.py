@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.analysis.sweep import sweep
-from llama_sim.core.words import best_phrase, est, est_unit, listing, metric_words, more_or_less, separated
+from llama_sim.core.words import best_phrase, est_points, est_unit, listing, metric_words, more_or_less, separated
 from llama_sim.present.spec import Spec
 from llama_sim.present.steps.common import StepKind, ci_column, size
 from llama_sim.present.terms import metric_terms
@@ -26,10 +26,9 @@ def _conclude_sweep(results: list) -> str:
     where = ", ".join(f"{k} = {best[c]:g}" for k, c in zip(r.params, cols))
     n = int(r.results.players.iloc[0])
     rate = metric == "win_rate"  # in plain words: games in every 100, differences in percentage points
-    scale = 100 if rate else 1
-    value = (f"{est(100 * best.value, 100 * best.ci_low, 100 * best.ci_high)} of every 100 games" if rate else
+    value = (f"{est_points(metric, best.value, best.ci_low, best.ci_high)} of every 100 games" if rate else
              est_unit(metric, best.value, best.ci_low, best.ci_high))
-    diff = est(scale * best["diff"], scale * best.diff_ci_low, scale * best.diff_ci_high, sign=True)
+    diff = est_points(metric, best["diff"], best.diff_ci_low, best.diff_ci_high, sign=True)
     text = f"At {n} players against {r.opponent}, {where} gives {best_phrase(metric)}: {value}, "
     if best["diff"] == best.diff_ci_low == best.diff_ci_high == 0:
         text += f"the same games as {r.opponent} to the last one (on these deals it never plays differently)"
