@@ -8,12 +8,14 @@ file loads, ``core.strategies_file``).
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from llama_sim.core.rng import below, randint, uniform  # noqa: F401  (the rng helpers, re-exported)
+from llama_sim.core.ruleset import RULE_SETS, get_game
 
 
 @dataclass(frozen=True)
@@ -70,10 +72,6 @@ def pick_legal(legal, rng):
 
 def kit_of(game: str):
     """The strategy kit of rule set ``game`` (``<its package>.kit``)."""
-    import importlib
-
-    from llama_sim.core.ruleset import RULE_SETS, get_game
-
     get_game(game)  # (an unknown name: one line naming the known ones)
     return importlib.import_module(f"{RULE_SETS[game]}.kit")
 
