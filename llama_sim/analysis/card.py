@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from llama_sim.analysis.chart import chart_rules, wording
+from llama_sim.analysis.compare import compare
 from llama_sim.core.advice import advice_of, default_policy_at
 from llama_sim.core.chart_data import CARD_PARAMS, bundled_document
 from llama_sim.core.errors import UsageError
@@ -227,8 +228,6 @@ class CardResult:
 
 def _versus(game, players, a_spec, b_spec, games, seed, threads) -> tuple[float, float, float, float, float, int]:
     """(a - b paired win rate, its interval, a's and b's win rates, games played) from ``compare``."""
-    from llama_sim.analysis.compare import compare
-
     res = compare(game, [a_spec, b_spec], players=players, games=games, seed=seed, threads=threads, quiet=True,
                   metrics=["win_rate"])
     p = res.paired[res.paired.metric == "win_rate"].iloc[0]
