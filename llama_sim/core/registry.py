@@ -142,10 +142,8 @@ RNG_ARGUMENT = 4  # the policy contract's ``rng``: its fifth argument
 
 def reads_argument(func, index: int) -> bool:
     """Whether ``func``'s code names its argument number ``index`` anywhere (read, written, or captured
-    by an inner function). Code that never names its ``rng`` cannot draw from it or write into it, so
-    its wrapper hands over the shared stream without forking: the fork's two draws per call were most of
-    a user file's extra cost in the dice rule set, and such a strategy now plays exactly as the same code
-    built in."""
+    by an inner function). Code that never names its ``rng`` can neither draw from it nor write into it,
+    so its wrapper hands over the shared stream without the fork's two draws a call."""
     code = func.__code__
     if index >= code.co_argcount:
         return False
@@ -153,10 +151,13 @@ def reads_argument(func, index: int) -> bool:
     if name in code.co_cellvars:
         return True
     return any(name in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
-               for ins in dis.get_instructions(code)
-               if ins.opname in {"LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_CHECK",
-                                 "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST",
-                                 "STORE_FAST_STORE_FAST", "LOAD_CLOSURE", "LOAD_DEREF"})
+               for ins in dis.get_instructions(code) if ins.opname in _NAMING_A_LOCAL)
+
+
+# The instructions that read, write or capture a local variable (by name, in every Python version we run on).
+_NAMING_A_LOCAL = frozenset({"LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR",
+                             "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "LOAD_CLOSURE",
+                             "LOAD_DEREF"})
 
 
 @dataclass
