@@ -421,7 +421,7 @@ DECK_CAPACITY = DECK.shape[0]
 
 @njit(cache=True, nogil=True, inline="always")
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-                 penalty, went_out, quits, final, bad, one_round):
+                 penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, with the block's dice
     stream besides its deal and policy streams, on the scratch in ``state`` (``kernel_loop``)."""
     cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log = state
