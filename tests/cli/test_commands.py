@@ -49,6 +49,8 @@ def bad_value(p: Param):
         return 0
     if p.kind == "choice":
         return "nosuch"
+    if p.kind == "switch":
+        return "maybe"
     if p.kind in ("str", "path"):
         return ""
     if p.kind == "strings":
