@@ -1,5 +1,5 @@
-"""Fit a shedding rule set's value function for luck-adjusted runs and write it next to its engine
-(``llama_sim/rulesets/<game>/luck.json``).
+"""Fit a rule set's value function for luck-adjusted runs and write it next to its engine
+(``llama_sim/rulesets/<game>/luck.json``): L.A.M.A., the Party Edition and LAMA Dice.
 
 The value of a hand is ``b[n, size] + sum over held codes of w[n, size, code]`` (``shedding.card_luck``);
 a run's luck under it is linear in ``w``: each card coming to a seat adds ``w[n, j, card]`` (if the code
@@ -15,6 +15,7 @@ not any run's.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 
@@ -64,14 +65,71 @@ def fit(game: str, n: int, rounds: int, seed: int, strategies: list[str]) -> np.
         for s in range(n):
             xs.append(rec.z[s].ravel())
             ys.append(res.penalties[s])
-    x, y = np.array(xs), np.array(ys, float)
+    return solve(np.array(xs), np.array(ys, float), f"{game} {n} players").reshape(shape[1:])
+
+
+def fit_dice(n: int, rounds: int, seed: int, strategies: list[str]) -> np.ndarray:
+    """LAMA Dice's table (``rulesets/dice/luck.py``): its luck is linear in the table too, so each event's
+    features are its luck under each column set to 1 (minus the luck under zeros, the three llamas' exact
+    token part, which is not fitted); the same least squares."""
+    from llama_sim.core.luck_cards import card_luck
+    from llama_sim.rulesets.dice import luck as L, reference as ref
+
+    layout = np.asarray(get_game("dice").config()[1:19]).reshape(3, 6)
+    cols = L.LUCK_SHAPE[2]
+    units = [np.zeros(L.LUCK_SHAPE) for _ in range(cols)]
+    for k, u in enumerate(units):
+        u[:, :, k] = 1.0
+    zero = np.zeros(L.LUCK_SHAPE)
+    z = np.zeros((n, L.LUCK_SHAPE[1], cols))
+    fixed = np.zeros(n)
+
+    def roll_luck(weights, n_, rows, seat, cfg, f0, f1, f2, token):
+        base = L.roll_luck(zero, n_, rows, seat, cfg, f0, f1, f2, token)
+        j = min(int(rows[seat].sum()), L.LUCK_SHAPE[1] - 1)
+        for k in range(cols):
+            z[seat, j, k] += L.roll_luck(units[k], n_, rows, seat, cfg, f0, f1, f2, token) - base
+        fixed[seat] += base
+        return 0.0
+
+    def deal_luck(luck, n_, deck):
+        pile = np.bincount(L.DECK.astype(np.int64), minlength=7)
+        rows = np.zeros((n_, 7), np.int64)
+        for s in range(n_):
+            for k in range(6):
+                card = int(deck[6 * s + k])
+                for c in range(7):
+                    z[s, min(k + 1, L.LUCK_SHAPE[1] - 1), c] += card_luck(units[c], n_, k, rows, s, pile, card)
+                rows[s, card] += 1
+                pile[card] -= 1
+
+    ref.roll_luck, ref.reference_deal_luck = roll_luck, deal_luck
+    players = [registry.at_table(registry.parse_spec("dice", s), n) for s in strategies]
+    pick = np.random.default_rng(seed)
+    xs, ys = [], []
+    for r in range(rounds):
+        seats = [players[i] for i in pick.integers(len(players), size=n)]
+        z[:], fixed[:] = 0.0, 0.0
+        luck = np.zeros(n)
+        rows, _ = ref.reference_deal(n, R.new_state(seed, r, R.DEAL_STREAM), luck)
+        res = ref.Round(rows, [(p.strategy.policy, p.params) for p in seats], [0] * n, layout,
+                        prng=R.new_state(seed, r, R.POLICY_STREAM), drng=R.new_state(seed, r, R.DICE_STREAM),
+                        luck=luck).play()
+        for s in range(n):
+            xs.append(z[s].ravel().copy())
+            ys.append(res.penalties[s] - fixed[s])
+    return solve(np.array(xs), np.array(ys, float), f"dice {n} players").reshape(L.LUCK_SHAPE[1:])
+
+
+def solve(x: np.ndarray, y: np.ndarray, what: str) -> np.ndarray:
+    """Least squares of ``y`` on ``x`` with an intercept, ridge-pulled towards 0 (``RIDGE``)."""
     x1 = np.hstack([x, np.ones((len(x), 1))])
     gram = x1.T @ x1 + RIDGE * np.diag([1.0] * x.shape[1] + [0.0])
     w = np.linalg.solve(gram, x1.T @ y)[:-1]
-    resid = y - x1 @ np.append(w, 0) - (y - x @ w).mean()
-    print(f"{game} {n} players: {len(y)} seat-rounds, penalty sd {y.std():.3f}, after luck {resid.std():.3f} "
+    resid = y - x @ w
+    print(f"{what}: {len(y)} seat-rounds, penalty sd {y.std():.3f}, after luck {resid.std():.3f} "
           f"(variance x{(resid.var() / y.var()):.3f})")
-    return w.reshape(shape[1:])
+    return w
 
 
 def main() -> None:
@@ -84,13 +142,19 @@ def main() -> None:
     rule_set = get_game(args.game)
     registry.load_builtin(rule_set.name)
     strategies = args.strategy or registry.builtin_strategies(rule_set.name)
-    engine = __import__(f"llama_sim.rulesets.{rule_set.name}.engine", fromlist=["RULES"])
-    weights = np.zeros(shedding.luck_shape(engine.RULES))
+    if rule_set.name == "dice":
+        from llama_sim.rulesets.dice import luck
+
+        weights, path = np.zeros(luck.LUCK_SHAPE), Path(luck.__file__).with_name("luck.json")
+        fitted = fit_dice
+    else:
+        engine = __import__(f"llama_sim.rulesets.{rule_set.name}.engine", fromlist=["RULES"])
+        weights, path = np.zeros(shedding.luck_shape(engine.RULES)), Path(engine.__file__).with_name("luck.json")
+        fitted = functools.partial(fit, rule_set.name)
     for n in range(rule_set.min_players, rule_set.max_players + 1):
-        weights[n] = fit(rule_set.name, n, args.rounds, args.seed + n, strategies)
-    path = Path(engine.__file__).with_name("luck.json")
+        weights[n] = fitted(n, args.rounds, args.seed + n, strategies)
     path.write_text(json.dumps({
-        "what": "value function of luck-adjusted runs: weights[players][hand size][code] (shedding.card_luck)",
+        "what": "value function of luck-adjusted runs: weights[players][hand or row size][column] (core.luck)",
         "made_by": f"scripts/fit_luck.py --game {rule_set.name} --rounds {args.rounds} --seed {args.seed}",
         "strategies": strategies,
         "weights": np.round(weights, 4).tolist()}, indent=None) + "\n")

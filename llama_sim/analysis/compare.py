@@ -100,7 +100,7 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
                     f"{' to '.join(f'{p:,}' for p in played[::max(1, len(played) - 1)])}")
     results = pd.concat([result_table(w, t, seed) for w, (t, _) in zip(works, done)], ignore_index=True)
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos,
-                "luck": luck}
+                **({"luck": "on"} if luck else {})}  # (said only when on: plain runs' output as before)
     if seat_effects:
         seats = pd.concat([seat_effects_table(w, t, seed, metrics) for w, (t, _) in zip(works, done)],
                           ignore_index=True)

@@ -50,4 +50,4 @@ def simulate(game: str, seats: Sequence[str], *, rounds: Optional[int] = None, g
               f"{interval_note(tally.blocks, plan.rows, games_mode)}")
     return SimulateResult(result_table(plan, tally, seed), header,
                           {"seed": seed, unit: tally.blocks, "rules": spec.describe_config(plan.cfg),
-                           "luck": plan.luck})
+                           **({"luck": "on"} if plan.luck else {})})

@@ -11,6 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -213,23 +214,6 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
 
 
 @njit(cache=True, nogil=True, inline="always")
-def card_luck(weights, n, size, hands, seat, pile, card):
-    """The luck of ``card`` coming to ``seat`` from ``pile`` (counts of the cards it may be) when the seat
-    holds ``size`` cards: ``V(after) - E[V(after)]`` under the value ``V(hand) = b[n, size] + sum over
-    held codes of weights[n, size, code]``, whose size term cancels; sizes past the table use its last
-    row. The reference engine (``reference.card_luck``) computes the same floats in the same order."""
-    j = min(size + 1, weights.shape[1] - 1)
-    total = 0
-    expected = 0.0
-    for c in range(pile.shape[0]):
-        total += pile[c]
-        if hands[seat, c] == 0:
-            expected += pile[c] * weights[n, j, c]
-    gained = weights[n, j, card] if hands[seat, card] == 0 else 0.0
-    return gained - expected / total
-
-
-@njit(cache=True, nogil=True, inline="always")
 def draw_luck(luck_state, n, seat, hands, size, card):
     """A draw's luck into ``luck[seat]`` (nothing when ``luck`` is empty: luck off), and the card off
     the counts of the draw pile."""
@@ -367,7 +351,6 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     return ENDLESS
 
 
-LUCK_SIZES = 16  # hand sizes the value function tells apart (0..15; larger hands use the last)
 
 
 def luck_shape(rules) -> tuple[int, int, int]:

@@ -1,0 +1,97 @@
+"""LAMA Dice's luck (``core.luck``): of each card dealt and of each roll, compiled; the reference engine
+calls these same compiled functions, so both count the same floats.
+
+The value table ``weights[players, row size, column]`` (``LUCK_SHAPE``, fitted by
+``scripts/fit_luck.py --game dice``) holds three parts:
+
+- columns 0..6, ``W``: a row's value, linear in the codes it holds (``core.luck_cards.card_luck``): the deal's luck;
+- columns 7..13, ``A``: what a die showing code c is worth to a roller whose row holds c;
+- column 14, ``B``: what a roll with no die matching the row is worth (a llama-row card or the drama).
+
+A roll's value to the roller: three llamas return the largest token ``t`` (exactly that, ``-t``: nothing
+else happens); any other roll is worth ``sum over dice of A[face] (face held) + B (no face held)``. The
+expectation over the 216 rolls factorises over the three dice, with three llamas taken out exactly, so a
+roll's luck costs 18 look-ups (a test checks it against all 216 rolls).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from llama_sim.core.luck import load_weights
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck
+from llama_sim.rulesets.dice.codes import DECK, LLAMA, MAX_PLAYERS, N_CODES, ROW_SIZE
+
+A_COLUMN = N_CODES  # A[c] at column 7 + c
+B_COLUMN = 2 * N_CODES
+LUCK_SHAPE = (MAX_PLAYERS + 1, LUCK_SIZES, 2 * N_CODES + 1)
+LUCK_WEIGHTS = load_weights(Path(__file__).with_name("luck.json"), LUCK_SHAPE)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def roll_luck(weights, n, rows, seat, cfg, f0, f1, f2, token):
+    """The luck of the roll showing faces ``f0, f1, f2`` (codes) to ``seat`` (its row in ``rows``, before
+    the roll), ``token`` the token three llamas would return; ``cfg[1:19]`` the dice's faces."""
+    size = 0
+    for c in range(N_CODES):
+        size += rows[seat, c]
+    j = min(size, weights.shape[1] - 1)
+    llama_held = rows[seat, LLAMA] > 0
+    if f0 == LLAMA and f1 == LLAMA and f2 == LLAMA:
+        actual = -1.0 * token
+    else:
+        actual = 0.0
+        none = True
+        for f in (f0, f1, f2):
+            if rows[seat, f] > 0:
+                actual += weights[n, j, A_COLUMN + f]
+                none = False
+        if none:
+            actual += weights[n, j, B_COLUMN]
+    gain = 0.0  # E[sum of A over the dice], three llamas included (taken out below)
+    miss = 1.0  # P(no die shows a held code)
+    three = 1.0  # P(three llamas)
+    for die in range(3):
+        e = 0.0
+        misses = 0
+        llamas = 0
+        for k in range(6):
+            f = cfg[1 + 6 * die + k]
+            if rows[seat, f] > 0:
+                e += weights[n, j, A_COLUMN + f]
+            else:
+                misses += 1
+            if f == LLAMA:
+                llamas += 1
+        gain += e / 6.0
+        miss *= misses / 6.0
+        three *= llamas / 6.0
+    if llama_held:
+        gain -= three * 3.0 * weights[n, j, A_COLUMN + LLAMA]
+    else:
+        miss -= three
+    return actual - (gain + miss * weights[n, j, B_COLUMN] - three * token)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def deal_luck(luck, weights, n, deck, rows, pile):
+    """The deal's luck, card by card in the order the shuffle dealt them (``deck[:6n]``, six to each seat
+    in turn), each against the cards not dealt before it; ``rows`` are rebuilt card by card on the way
+    (they end as the deal's) and ``pile`` is scratch."""
+    pile[:] = 0
+    for i in range(DECK.shape[0]):
+        pile[DECK[i]] += 1
+    rows[:, :] = 0
+    for s in range(n):
+        for k in range(ROW_SIZE):
+            card = deck[ROW_SIZE * s + k]
+            luck[s] += card_luck(weights, n, k, rows, s, pile, card)
+            rows[s, card] += 1
+            pile[card] -= 1
+
+
+def reference_deal_luck(luck: np.ndarray, n: int, deck: np.ndarray) -> None:
+    """``deal_luck`` for the reference engine, on its own scratch."""
+    deal_luck(luck, LUCK_WEIGHTS, n, deck, np.zeros((n, N_CODES), np.int64), np.zeros(N_CODES, np.int64))

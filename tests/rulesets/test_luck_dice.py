@@ -1,0 +1,54 @@
+"""LAMA Dice's luck (``rulesets/dice/luck.py``): a roll's luck has mean 0 over the 216 rolls exactly, the
+kernel counts the same luck as the reference engine, and the exact always_quit value stays inside the
+adjusted interval."""
+from math import comb
+
+import numpy as np
+import pytest
+
+from llama_sim.core import registry, stats
+from llama_sim.rulesets import dice
+from llama_sim.rulesets.dice import luck as dice_luck
+from llama_sim.rulesets.dice.codes import roll_faces
+from llama_sim.run.backends import run
+from llama_sim.run.designs import rotation_plan, seat_plan, with_luck_of
+from llama_sim.run.replay import sums
+
+
+@pytest.mark.parametrize("layout", [None, "13-25-46"])
+def test_a_rolls_luck_has_mean_zero_over_the_216_rolls(layout):
+    cfg = dice.RULE_SET.config(**({"dice_layout": layout} if layout else {}))
+    rng = np.random.default_rng(4)
+    weights = rng.normal(size=dice_luck.LUCK_SHAPE)
+    for token in (0, 1, 10):
+        rows = rng.integers(0, 3, size=(3, 7)).astype(np.int64)
+        rows[1, 6] = token % 2  # with and without a llama in the roller's row
+        lucks = [dice_luck.roll_luck(weights, 3, rows, 1, cfg, *map(int, roll_faces(cfg[1:], o)), token)
+                 for o in range(216)]
+        assert np.mean(lucks) == pytest.approx(0, abs=1e-12)
+        assert np.std(lucks) > 0.1
+
+
+@pytest.mark.parametrize("games_mode", [False, True])
+def test_kernel_luck_equals_the_reference_engines(games_mode):
+    players = [registry.parse_spec("dice", s) for s in ("threshold", "chart", "watcher")]
+    plan = with_luck_of(rotation_plan(dice.RULE_SET, 3, players, games_mode, dice.RULE_SET.config()), True)
+    blocks = 3 if games_mode else 10
+    tally = run(plan, 11, 0, blocks, threads=1)
+    s1, s2 = sums(plan)
+    dice.RULE_SET.reference_blocks(11, 0, blocks, 3, plan.entry_of_seat, plan.unit_of_seat, 3, games_mode,
+                                   [(p.strategy.policy, p.params) for p in plan.entries], plan.cfg, s1, s2)
+    assert np.array_equal(tally.s1, s1) and np.array_equal(tally.s2, s2) and np.any(s1[-3:] != 0)
+
+
+def test_always_quit_exact_value_is_inside_the_adjusted_interval():
+    """Four always_quit players score their dealt rows (20.0134 each): only the deal's luck counts."""
+    exact = sum(range(1, 7)) * (1 - comb(31, 6) / comb(36, 6)) + 10 * (1 - comb(30, 6) / comb(36, 6))
+    players = [registry.parse_spec("dice", "always_quit")] * 4
+    tally = run(with_luck_of(seat_plan(dice.RULE_SET, players, False, dice.RULE_SET.config()), True),
+                2024, 0, 5000, threads=2)
+    plain = stats.Tally(stats.ROUND_METRICS, 4, tally.appearances, tally.blocks, tally.s1[:12], tally.s2[:12, :12])
+    for u in range(4):
+        est = stats.estimate(tally, "penalty_per_round", u)
+        assert est.ci_low <= exact <= est.ci_high
+        assert est.half_width < stats.estimate(plain, "penalty_per_round", u).half_width
