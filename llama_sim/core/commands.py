@@ -249,7 +249,14 @@ SWEEP = declare(Command("sweep", (
     _strategies("vs", "Opponent strategies (repeatable; default: the swept strategy at its defaults).",
                 flag="--vs", required=False, default=[]),
     _players(default=4, help="Players at the table."),
-    ROUNDS, GAMES, *RUN), checks=(one_count,), game_checks=(player_range(), vs_fits)))
+    ROUNDS, GAMES, LUCK, *RUN), checks=(one_count,), game_checks=(player_range(), vs_fits)))
+
+LUCK_GAIN = declare(Command("luck_gain", (
+    GAME,
+    _strategies(help="Strategies to compare with luck adjustment off and on: name or name:k=v,k=v."),
+    _players(many=True, help="Player counts (default 2 and 4)."),
+    ROUNDS, GAMES, *RUN),
+    checks=(one_count, at_least_two("strategies", "luck_gain")), game_checks=(player_range(), fit_seats)))
 
 TUNE = declare(Command("tune", (
     GAME,

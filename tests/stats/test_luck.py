@@ -53,3 +53,22 @@ def test_luck_on_where_a_rule_set_has_no_value_function_is_one_problem():
     with pytest.raises(Problem, match="^luck: kadabra has no value function"):
         resolve(get_game("kadabra"), True)
     assert resolve(get_game("kadabra"), None) is False and resolve(get_game("lama"), False) is False
+
+
+def test_luck_gain_measures_both_ways_on_the_same_deals():
+    """The plain estimate equals compare's with luck off, the adjusted one compare's with luck on, and the
+    luck gap is their difference; a rule set without a value function is one line."""
+    import llama_sim
+    from llama_sim.core.errors import UsageError
+
+    r = llama_sim.luck_gain("dice", ["threshold", "chart"], players=3, rounds=1200, seed=5, quiet=True)
+    row = r.gains.iloc[0]
+    off = llama_sim.compare("dice", ["threshold", "chart"], players=3, rounds=1200, seed=5, luck=False, quiet=True)
+    on = llama_sim.compare("dice", ["threshold", "chart"], players=3, rounds=1200, seed=5, luck="on", quiet=True)
+    assert row["plain"] == off.paired["diff"].iloc[0] and row["adjusted"] == on.paired["diff"].iloc[0]
+    assert row["luck_gap"] == pytest.approx(row["plain"] - row["adjusted"])
+    assert row["luck_gap_ci_low"] < row["luck_gap"] < row["luck_gap_ci_high"]
+    assert row["games_saved"] == pytest.approx(row["half_width_ratio"] ** 2)
+    assert "luck-adjusted" in on.header and "luck-adjusted" not in off.header
+    with pytest.raises(UsageError, match="^luck: kadabra has no value function"):
+        llama_sim.luck_gain("kadabra", ["greedy", "chart"], rounds=100)

@@ -5,11 +5,13 @@ The value table ``weights[players, row size, column]`` (``LUCK_SHAPE``, fitted b
 ``scripts/fit_luck.py --game dice``) holds three parts:
 
 - columns 0..6, ``W``: a row's value, linear in the codes it holds (``core.luck_cards.card_luck``): the deal's luck;
-- columns 7..13, ``A``: what a die showing code c is worth to a roller whose row holds c;
-- column 14, ``B``: what a roll with no die matching the row is worth (a llama-row card or the drama).
+- columns 7..13 and 14..20, ``A``: what a die showing code c is worth to a roller whose row holds c once
+  (discarding it clears the code's points), or more than once;
+- column 21, ``B``: what a roll with no die matching the row is worth (a llama-row card or the drama).
 
 A roll's value to the roller: three llamas return the largest token ``t`` (exactly that, ``-t``: nothing
-else happens); any other roll is worth ``sum over dice of A[face] (face held) + B (no face held)``. The
+else happens); any other roll is worth ``sum over dice of A[face, held once or more] (face held) + B (no
+face held)``. The
 expectation over the 216 rolls factorises over the three dice, with three llamas taken out exactly, so a
 roll's luck costs 18 look-ups (a test checks it against all 216 rolls).
 """
@@ -24,9 +26,9 @@ from llama_sim.core.luck import load_weights
 from llama_sim.core.luck_cards import LUCK_SIZES, card_luck
 from llama_sim.rulesets.dice.codes import DECK, LLAMA, MAX_PLAYERS, N_CODES, ROW_SIZE
 
-A_COLUMN = N_CODES  # A[c] at column 7 + c
-B_COLUMN = 2 * N_CODES
-LUCK_SHAPE = (MAX_PLAYERS + 1, LUCK_SIZES, 2 * N_CODES + 1)
+A_COLUMN = N_CODES  # A[c] at column 7 + c (held once), 14 + c (held more than once)
+B_COLUMN = 3 * N_CODES
+LUCK_SHAPE = (MAX_PLAYERS + 1, LUCK_SIZES, 3 * N_CODES + 1)
 LUCK_WEIGHTS = load_weights(Path(__file__).with_name("luck.json"), LUCK_SHAPE)
 
 
@@ -46,7 +48,7 @@ def roll_luck(weights, n, rows, seat, cfg, f0, f1, f2, token):
         none = True
         for f in (f0, f1, f2):
             if rows[seat, f] > 0:
-                actual += weights[n, j, A_COLUMN + f]
+                actual += weights[n, j, A_COLUMN + f + N_CODES * (rows[seat, f] > 1)]
                 none = False
         if none:
             actual += weights[n, j, B_COLUMN]
@@ -60,7 +62,7 @@ def roll_luck(weights, n, rows, seat, cfg, f0, f1, f2, token):
         for k in range(6):
             f = cfg[1 + 6 * die + k]
             if rows[seat, f] > 0:
-                e += weights[n, j, A_COLUMN + f]
+                e += weights[n, j, A_COLUMN + f + N_CODES * (rows[seat, f] > 1)]
             else:
                 misses += 1
             if f == LLAMA:
@@ -69,7 +71,7 @@ def roll_luck(weights, n, rows, seat, cfg, f0, f1, f2, token):
         miss *= misses / 6.0
         three *= llamas / 6.0
     if llama_held:
-        gain -= three * 3.0 * weights[n, j, A_COLUMN + LLAMA]
+        gain -= three * 3.0 * weights[n, j, A_COLUMN + LLAMA + N_CODES * (rows[seat, LLAMA] > 1)]
     else:
         miss -= three
     return actual - (gain + miss * weights[n, j, B_COLUMN] - three * token)
