@@ -48,8 +48,8 @@ def play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_o
     ``prng``; any other stream it seeds from ``key``), adds each seat's totals into ``penalty``,
     ``went_out``, ``quits``, and in a game its final score into ``final``; ``one_round``: one round only
     (round mode). ``luck``: empty, or one float per seat (zeroed) into which a rule set with a value
-    function adds the luck of each chance event (``core.luck``); a rule set without one leaves it. It returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or
-    ``engine.ENDLESS``."""
+    function adds the luck of each chance event (``core.luck``); a rule set without one leaves it. It
+    returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or ``engine.ENDLESS``."""
     raise NotImplementedError("for jitted block loops only")
 
 
@@ -149,7 +149,7 @@ def record_round(v, n_units, unit_of_seat, n, penalty, went_out, quits, final, w
     """A block of one round-mode seating into the sums, as ``block_loop`` adds each block: for a loop that
     plays one seating per block (a rule set's limit)."""
     v[:] = 0
-    add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quits, 1, final, wins, False, final[:0])
+    add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quits, 1, final, wins, False, final[:0])  # no luck
     accumulate_upper(v, s1, upper)
 
 

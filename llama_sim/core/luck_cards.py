@@ -23,3 +23,21 @@ def card_luck(weights, n, size, hands, seat, pile, card):
             expected += pile[c] * weights[n, j, c]
     gained = weights[n, j, card] if hands[seat, card] == 0 else 0.0
     return gained - expected / total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def deal_luck(luck, weights, pile, n, full_deck, deck, hands, per_seat):
+    """A deal's luck, card by card in the order it was dealt (``deck[:n * per_seat]``: ``per_seat`` to
+    seat 0, then to seat 1, ...), each against the cards of ``full_deck`` not dealt before it. ``hands``
+    is rebuilt card by card on the way (it ends as the deal's) and ``pile`` ends as the counts of the
+    cards not dealt."""
+    pile[:] = 0
+    for i in range(full_deck.shape[0]):
+        pile[full_deck[i]] += 1
+    hands[:, :] = 0
+    for s in range(n):
+        for k in range(per_seat):
+            card = deck[per_seat * s + k]
+            luck[s] += card_luck(weights, n, k, hands, s, pile, card)
+            hands[s, card] += 1
+            pile[card] -= 1

@@ -122,11 +122,12 @@ def add_seats(v, units, unit_of_seat, r, n, penalty, went_out, quits, rounds, fi
     in thousandths of a point rounded once per seating (as ``luck.scaled``)."""
     if games_mode:
         win_units_into(final, n, wins)
-    at = (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
     for s in range(n):
         add_seat(v, units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s], rounds, wins[s], final[s],
                  games_mode)
-        if luck.shape[0] > 0:
+    if luck.shape[0] > 0:  # (a loop of its own: the plain one stays as it was, and as fast)
+        at = (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
+        for s in range(n):
             v[at + unit_of_seat[r, s]] += np.int64(np.floor(luck[s] * LUCK_SCALE + 0.5))
 
 

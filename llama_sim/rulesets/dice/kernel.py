@@ -32,7 +32,8 @@ from llama_sim.core.scoring import (
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
-from llama_sim.rulesets.dice.luck import LUCK_WEIGHTS, deal_luck, roll_luck
+from llama_sim.core.luck_cards import deal_luck
+from llama_sim.rulesets.dice.luck import LUCK_WEIGHTS, roll_luck
 from llama_sim.rulesets.dice.codes import (
     DECK, DISCARD_BASE, END_ALL_QUIT, END_DRAMA, END_LLAMA_ROW, END_OUT, LLAMA, MAX_PLAYERS, N_ACTIONS, N_CARDS,
     N_CODES, N_ROLLS, OBS_ACTIVE, OBS_DICE, OBS_DISCARDED, OBS_FACES, OBS_LAYOUT_ID, OBS_LEN, OBS_LLAMA_ROW,
@@ -394,7 +395,7 @@ def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, p
     for r in range(MAX_ROUNDS_PER_GAME):
         deal_into(n, deck, rows, llama_row, discarded, quit, drng)
         if luck_state[0].shape[0] > 0:
-            deal_luck(luck_state[0], luck_state[1], n, deck, rows, luck_state[2])
+            deal_luck(luck_state[0], luck_state[1], luck_state[2], n, DECK, deck, rows, ROW_SIZE)
         returned[:] = 0
         end, last_actor, k = play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned,
                                             cfg, policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,

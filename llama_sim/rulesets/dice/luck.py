@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from llama_sim.core.luck import load_weights
-from llama_sim.core.luck_cards import LUCK_SIZES, card_luck
+from llama_sim.core.luck_cards import LUCK_SIZES, deal_luck
 from llama_sim.rulesets.dice.codes import DECK, LLAMA, MAX_PLAYERS, N_CODES, ROW_SIZE
 
 A_COLUMN = N_CODES  # A[c] at column 7 + c (held once), 14 + c (held more than once)
@@ -77,23 +77,7 @@ def roll_luck(weights, n, rows, seat, cfg, f0, f1, f2, token):
     return actual - (gain + miss * weights[n, j, B_COLUMN] - three * token)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def deal_luck(luck, weights, n, deck, rows, pile):
-    """The deal's luck, card by card in the order the shuffle dealt them (``deck[:6n]``, six to each seat
-    in turn), each against the cards not dealt before it; ``rows`` are rebuilt card by card on the way
-    (they end as the deal's) and ``pile`` is scratch."""
-    pile[:] = 0
-    for i in range(DECK.shape[0]):
-        pile[DECK[i]] += 1
-    rows[:, :] = 0
-    for s in range(n):
-        for k in range(ROW_SIZE):
-            card = deck[ROW_SIZE * s + k]
-            luck[s] += card_luck(weights, n, k, rows, s, pile, card)
-            rows[s, card] += 1
-            pile[card] -= 1
-
-
 def reference_deal_luck(luck: np.ndarray, n: int, deck: np.ndarray) -> None:
-    """``deal_luck`` for the reference engine, on its own scratch."""
-    deal_luck(luck, LUCK_WEIGHTS, n, deck, np.zeros((n, N_CODES), np.int64), np.zeros(N_CODES, np.int64))
+    """The deal's luck (``core.luck_cards.deal_luck``) for the reference engine, on its own scratch."""
+    deal_luck(luck, LUCK_WEIGHTS, np.zeros(N_CODES, np.int64), n, DECK, deck, np.zeros((n, N_CODES), np.int64),
+              ROW_SIZE)

@@ -11,7 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
-from llama_sim.core.luck_cards import LUCK_SIZES, card_luck
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -223,24 +223,6 @@ def draw_luck(luck_state, n, seat, hands, size, card):
         pile[card] -= 1
 
 
-@njit(cache=True, nogil=True, inline="always")
-def deal_luck(luck, weights, pile, n, full_deck, deck, hands):
-    """The deal's luck, card by card in the order the lazy deal drew them (``deck[:6n + 1]``: six to
-    seat 0, six to seat 1, ..., the top card), each against the cards not dealt before it; ``pile``
-    ends as the draw pile's counts. ``hands`` is scratch here (refilled by the caller's deal)."""
-    pile[:] = 0
-    for i in range(full_deck.shape[0]):
-        pile[full_deck[i]] += 1
-    hands[:, :] = 0
-    for s in range(n):
-        for k in range(HAND_SIZE):
-            card = deck[HAND_SIZE * s + k]
-            luck[s] += card_luck(weights, n, k, hands, s, pile, card)
-            hands[s, card] += 1
-            pile[card] -= 1
-    pile[deck[HAND_SIZE * n]] -= 1
-
-
 @njit(cache=True, nogil=True)
 def deal_round(n, deck, hands, discard, quit):
     """Deal a shuffled deck: six cards to each seat, the next card face up.
@@ -318,9 +300,9 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
-        if luck_state[0].shape[0] > 0:
-            deal_luck(luck_state[0], luck_state[1], luck_state[2], n, full_deck, deck, hands)
-            deal_counts(n, deck, hands, discard, quit)
+        if luck_state[0].shape[0] > 0:  # the deal's luck, the top card then off the pile's counts
+            deal_luck(luck_state[0], luck_state[1], luck_state[2], n, full_deck, deck, hands, HAND_SIZE)
+            luck_state[2][top] -= 1
         out_seat, last_card, last_actor, turns, _ = round_loop(
             decide, can_play_bits, extra_turn, n, hands, deck, pos, np.int64(top), discard, quit, start, scores,
             policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held,
