@@ -268,6 +268,7 @@ TUNE = declare(Command("tune", (
        default=200_000, low=1000, high=MAX_PLAYS),
     _p("metric", "choice", "win_rate (full games to 40) or penalty_per_round (single rounds).",
        default="win_rate", choices=("win_rate", "penalty_per_round"), metavar="METRIC"),
+    LUCK,
     _p("candidates", "int", "Candidates per race round (default 8 + 8 per parameter, at most 32).", low=2,
        high=10_000),
     SEED, THREADS, STRATEGIES_FILE), game_checks=(player_range(),)))
