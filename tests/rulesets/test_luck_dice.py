@@ -54,3 +54,25 @@ def test_always_quit_exact_value_is_inside_the_adjusted_interval():
         plain_est = stats.estimate(plain, "penalty_per_round", u)
         assert est.ci_low <= exact <= est.ci_high
         assert abs(est.value - plain_est.value) < 2 * plain_est.half_width and est.value != plain_est.value
+
+
+def test_the_solvers_exact_value_is_inside_the_adjusted_interval():
+    """Seat 0 quits at once, so seat 1 plays its dealt row alone with solo_optimal: its expected penalty is
+    the solver's value averaged over the deal's rows (each 6-card row with its hypergeometric weight)."""
+    from itertools import product
+    from math import prod
+
+    from llama_sim.rulesets.dice import solver as sv
+
+    have = [5, 5, 5, 5, 5, 5, 6]
+    exact = 0.0
+    for counts in product(*(range(min(h, 6) + 1) for h in have)):
+        if sum(counts) == 6:
+            weight = prod(comb(h, k) for h, k in zip(have, counts)) / comb(36, 6)
+            exact += weight * sv.solve_solo(np.array(counts), "1 2 3 4 5 6 L").value
+    players = [registry.parse_spec("dice", s) for s in ("always_quit", "solo_optimal")]
+    tally = run(with_luck_of(seat_plan(dice.RULE_SET, players, False, dice.RULE_SET.config()), True),
+                36, 0, 5000, threads=2)
+    plain = stats.Tally(stats.ROUND_METRICS, 2, tally.appearances, tally.blocks, tally.s1[:6], tally.s2[:6, :6])
+    adjusted, unadjusted = stats.estimate(tally, "penalty_per_round", 1), stats.estimate(plain, "penalty_per_round", 1)
+    assert adjusted.ci_low <= exact <= adjusted.ci_high and unadjusted.ci_low <= exact <= unadjusted.ci_high
