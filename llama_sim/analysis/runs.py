@@ -152,8 +152,8 @@ def luck_line(work) -> str:
     """A header line when the penalties are luck-adjusted (``core.luck``)."""
     if not getattr(work, "luck", False):
         return ""
-    return ("\nluck-adjusted: penalties minus the luck of every deal, draw and roll under the rule set's "
-            "value function (unbiased; --luck off for the plain estimates)")
+    return ("\nluck-adjusted: penalty per round minus the luck of every deal, draw and roll under the rule set's "
+            "value function (unbiased; other measures plain; --luck off for the plain estimates)")
 
 
 def interval_note(blocks: int, per_block: int, games_mode: bool) -> str:
