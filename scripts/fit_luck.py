@@ -70,8 +70,8 @@ def fit(game: str, n: int, rounds: int, seed: int, strategies: list[str]) -> np.
 
 def fit_dice(n: int, rounds: int, seed: int, strategies: list[str]) -> np.ndarray:
     """LAMA Dice's table (``rulesets/dice/luck.py``): its luck is linear in the table too, so each event's
-    features are its luck under each column set to 1 (minus the luck under zeros, the three llamas' exact
-    token part, which is not fitted); the same least squares."""
+    features are each seat's luck under each column set to 1 (at the seat's row size), minus the luck under
+    zeros (the three llamas' exact token part, which is not fitted); the same least squares."""
     from llama_sim.core.luck_cards import card_luck
     from llama_sim.rulesets.dice import luck as L, reference as ref
 
@@ -84,13 +84,16 @@ def fit_dice(n: int, rounds: int, seed: int, strategies: list[str]) -> np.ndarra
     z = np.zeros((n, L.LUCK_SHAPE[1], cols))
     fixed = np.zeros(n)
 
-    def roll_luck(weights, n_, rows, seat, cfg, f0, f1, f2, token):
-        base = L.roll_luck(zero, n_, rows, seat, cfg, f0, f1, f2, token)
-        j = min(int(rows[seat].sum()), L.LUCK_SHAPE[1] - 1)
+    def roll_luck(luck, weights, n_, rows, seat, cfg, f0, f1, f2, token, llama_row, quit, alone):
+        def under(table):
+            out = np.zeros(n_)
+            L.roll_luck(out, table, n_, rows, seat, cfg, f0, f1, f2, token, llama_row, quit, alone)
+            return out
+        base = under(zero)
+        sizes = np.minimum(rows.sum(axis=1), L.LUCK_SHAPE[1] - 1)
         for k in range(cols):
-            z[seat, j, k] += L.roll_luck(units[k], n_, rows, seat, cfg, f0, f1, f2, token) - base
-        fixed[seat] += base
-        return 0.0
+            z[np.arange(n_), sizes, k] += under(units[k]) - base
+        fixed[:] += base
 
     def deal_luck(luck, n_, deck):
         pile = np.bincount(L.DECK.astype(np.int64), minlength=7)

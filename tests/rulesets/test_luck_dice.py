@@ -20,13 +20,20 @@ def test_a_rolls_luck_has_mean_zero_over_the_216_rolls(layout):
     cfg = dice.RULE_SET.config(**({"dice_layout": layout} if layout else {}))
     rng = np.random.default_rng(4)
     weights = rng.normal(size=dice_luck.LUCK_SHAPE)
-    for token in (0, 1, 10):
+    for token, alone in ((0, False), (1, True), (10, False)):
         rows = rng.integers(0, 3, size=(3, 7)).astype(np.int64)
         rows[1, 6] = token % 2  # with and without a llama in the roller's row
-        lucks = [dice_luck.roll_luck(weights, 3, rows, 1, cfg, *map(int, roll_faces(cfg[1:], o)), token)
-                 for o in range(216)]
-        assert np.mean(lucks) == pytest.approx(0, abs=1e-12)
-        assert np.std(lucks) > 0.1
+        llama_row = rng.integers(0, 2, size=7).astype(np.int64)
+        quit = np.array([int(alone), 0, int(alone)], np.int64)  # alone: the others have quit
+        lucks = []
+        for o in range(216):
+            luck = np.zeros(3)
+            dice_luck.roll_luck(luck, weights, 3, rows, 1, cfg, *map(int, roll_faces(cfg[1:], o)), token, llama_row,
+                                quit, alone)
+            lucks.append(luck)
+        assert np.mean(lucks, axis=0) == pytest.approx(np.zeros(3), abs=1e-12)  # the roller's and the others'
+        assert np.std(lucks, axis=0)[1] > 0.1
+        assert not alone or np.std(lucks, axis=0)[0] == 0  # a player who has quit has no luck
 
 
 @pytest.mark.parametrize("games_mode", [False, True])

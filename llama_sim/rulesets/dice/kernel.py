@@ -217,8 +217,8 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
         f2 = cfg[13 + ROLL_DIE_FACE[o, 2]]
         if luck_state is not None:
             if luck_state[0].shape[0] > 0:
-                luck_state[0][seat] += roll_luck(luck_state[1], n, rows, seat, cfg, f0, f1, f2,
-                                                 largest_token(scores[seat], False))
+                roll_luck(luck_state[0], luck_state[1], n, rows, seat, cfg, f0, f1, f2,
+                          largest_token(scores[seat], False), llama_row, quit, n_in == 1)
         for c in range(N_CODES):
             obs[OBS_ROLLED + c] = 0
         obs[OBS_DICE] = f0

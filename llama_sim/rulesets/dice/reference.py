@@ -152,9 +152,10 @@ class Round:
             self.actions.append((seat, ROLL, o))
             f = tuple(int(x) for x in roll_faces(self.layout.ravel(), o))
             if self.luck is not None:
-                self.luck[seat] += roll_luck(LUCK_WEIGHTS, self.n, self.rows, seat,
-                                             np.concatenate([[self.layout_id], self.layout.ravel()]),
-                                             *f, int(largest_token(self.scores[seat], False)))
+                roll_luck(self.luck, LUCK_WEIGHTS, self.n, self.rows, seat,
+                          np.concatenate([[self.layout_id], self.layout.ravel()]), *f,
+                          int(largest_token(self.scores[seat], False)), self.llama_row,
+                          np.array(self.quit, dtype=np.int64), len(self.in_round()) == 1)
             self.dice = f
             alone = len(self.in_round()) == 1
             if f == (LLAMA, LLAMA, LLAMA):
