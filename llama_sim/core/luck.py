@@ -32,10 +32,6 @@ def plain(metrics: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(m for m in metrics if m != LUCK_METRIC)
 
 
-def has_luck(metrics: tuple[str, ...]) -> bool:
-    return LUCK_METRIC in metrics
-
-
 def luck_of(metrics: tuple[str, ...], raw: str) -> str | None:
     """The raw metric holding ``raw``'s luck in a tally of ``metrics``; None: not adjusted."""
     name = ADJUSTS.get(raw)
