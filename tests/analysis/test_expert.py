@@ -51,6 +51,28 @@ def test_grade_values_the_exact_position_exactly():
     assert decision_kind(legal, lama.ACTION_NAMES) == "play/quit"
 
 
+def test_roll_out_values_of_an_action_do_not_depend_on_the_others_sampled():
+    """4 players, nobody out, seat 0 holds 2 3 3 on a 1: play 2, play 3, draw, quit on the same samples,
+    with and without play 3 among them."""
+    obs = np.zeros(lama.OBS_LEN, np.int64)
+    obs[lama.OBS_PLAYERS] = 4
+    obs[lama.OBS_TOP] = 0
+    obs[lama.OBS_DRAW_PILE] = 20
+    obs[lama.OBS_ACTIVE] = 4
+    obs[lama.OBS_TURN] = 4
+    obs[lama.OBS_HAND_SIZES:lama.OBS_HAND_SIZES + 4] = [3, 6, 6, 6]
+    obs[lama.OBS_DISCARD + 0] = 1
+    hand = np.array([0, 1, 2, 0, 0, 0, 0], np.int64)
+    search = __import__("llama_sim.strategies.lama", fromlist=["EXPERT_SEARCH"]).EXPERT_SEARCH
+    every = (1 << 1) | (1 << 2) | (1 << lama.DRAW) | (1 << lama.QUIT)
+    full = np.zeros((24, 4))
+    search.values(obs, hand, np.int64(every), np.uint64(99), 24, 1, 0, full)
+    fewer = np.zeros((24, 3))
+    search.values(obs, hand, np.int64(every & ~(1 << 2)), np.uint64(99), 24, 1, 0, fewer)
+    assert np.array_equal(fewer, full[:, [0, 2, 3]])
+    assert not np.array_equal(full[:, 0], full[:, 2])  # the samples do tell the actions apart
+
+
 @pytest.mark.parametrize("game", ["lama", "party"])
 def test_expert_is_reproducible_across_threads(game):
     """Same seed, same games with 1 and 2 threads; every action it took was legal (the engine checks)."""
