@@ -147,26 +147,39 @@ def expert_choose(obs, hand, legal, params, rng, tables, world, rollout, decide,
     stop_z = params[P_STOP_Z]
     objective = int(params[P_OBJECTIVE])
     key = R.next_u64(rng)
-    values = np.zeros((cap, k), np.float64)
+    sums = np.zeros(k, np.float64)  # per column, over the samples so far: the values' sum
+    diffs = np.zeros((k, k), np.float64)  # per pair of columns: the paired differences' sum,
+    squares = np.zeros((k, k), np.float64)  # and their squares' sum (the stop rule's, kept as it goes)
     live = np.arange(k)  # the columns still sampled, in action order
     live_actions = actions[:k].copy()
     out = np.zeros(k, np.float64)
     row = base_row.copy()
     scratch = world(tables, obs, hand)
     n_live = k
-    done = 0
     for i in range(cap):
         rollout(tables, scratch, obs, hand, live_actions, n_live, key, i, row, decide, objective, out)
-        for j in range(n_live):
-            values[i, live[j]] = out[j]
+        add_sample(out, live, n_live, sums, diffs, squares)
         done = i + 1
         if stop_z > 0 and done >= FIRST_CHECK and done % CHECK_EVERY == 0:
-            n_live = keep_contenders(values, done, live, n_live, stop_z)
+            n_live = keep_contenders(sums, diffs, squares, done, live, n_live, stop_z)
             if n_live == 1:
                 return actions[live[0]]
             for j in range(n_live):
                 live_actions[j] = actions[live[j]]
-    return actions[live[leader(values, done, live, n_live)]]
+    return actions[live[leader(sums, live, n_live)]]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_sample(out, live, n_live, sums, diffs, squares):
+    """One sample's values of the live columns (``out[j]`` column ``live[j]``'s) into the running sums."""
+    for a in range(n_live):
+        c = live[a]
+        sums[c] += out[a]
+        for b in range(n_live):
+            if b != a:
+                d = out[a] - out[b]
+                diffs[c, live[b]] += d
+                squares[c, live[b]] += d * d
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -192,45 +205,36 @@ class Search:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def leader(values, done, live, n_live):
-    """The place in ``live`` of the column with the lowest mean over the first ``done`` rows (the first
-    on a tie)."""
+def leader(sums, live, n_live):
+    """The place in ``live`` of the column with the lowest sum (the first on a tie)."""
     best = 0
     best_sum = np.inf
     for j in range(n_live):
-        s = 0.0
-        for i in range(done):
-            s += values[i, live[j]]
-        if s < best_sum - 1e-9:
-            best_sum = s
+        if sums[live[j]] < best_sum - 1e-9:
+            best_sum = sums[live[j]]
             best = j
     return best
 
 
 @njit(cache=True, nogil=True, inline="always")
-def keep_contenders(values, done, live, n_live, z):
-    """Successive elimination and the stop rule: drops from ``live`` (in place, order kept) every column
-    whose paired difference to the leader's over the first ``done`` rows is ``z`` standard errors clear
-    of 0, and returns how many columns are left; returns 1 with the leader in ``live[0]`` when no column
-    left can be better than the leader by more than ``INDIFFERENCE`` at ``z`` standard errors (the
-    search stops). A column's value on a sample does not depend on the other columns played on it, so
-    the columns left get the values a search of every column would, with no roll-outs spent on actions
-    already clearly worse. A column equal to the leader on every sample is within the indifference: it
-    does not hold the search up."""
-    best = live[leader(values, done, live, n_live)]
+def keep_contenders(sums, diffs, squares, done, live, n_live, z):
+    """Successive elimination and the stop rule, on ``add_sample``'s sums over ``done`` samples: drops from
+    ``live`` (in place, order kept) every column whose paired difference to the leader's is ``z``
+    standard errors clear of 0, and returns how many columns are left; returns 1 with the leader in
+    ``live[0]`` when no column left can be better than the leader by more than ``INDIFFERENCE`` at ``z``
+    standard errors (the search stops). A column's value on a sample does not depend on the other
+    columns played on it, so the columns left get the values a search of every column would, with no
+    roll-outs spent on actions already clearly worse. A column equal to the leader on every sample is
+    within the indifference: it does not hold the search up."""
+    best = live[leader(sums, live, n_live)]
     kept = 0
     settled = True
     for j in range(n_live):
         c = live[j]
         if c != best:
-            s = 0.0
-            ss = 0.0
-            for i in range(done):
-                d = values[i, c] - values[i, best]
-                s += d
-                ss += d * d
+            s = diffs[c, best]
             mean = s / done
-            var = (ss - s * mean) / (done - 1)
+            var = (squares[c, best] - s * mean) / (done - 1)
             se = np.sqrt(var / done) if var > 0.0 else 0.0
             if mean > z * se:
                 continue

@@ -6,8 +6,11 @@ from llama_sim.core.expert import keep_contenders
 
 
 def contenders(values, z=2.0):
-    live = np.arange(values.shape[1])
-    kept = keep_contenders(values, values.shape[0], live, values.shape[1], z)
+    """The columns ``keep_contenders`` keeps of ``values`` (a row per sample), its sums made here."""
+    done, k = values.shape
+    live = np.arange(k)
+    pairs = values[:, :, None] - values[:, None, :]
+    kept = keep_contenders(values.sum(0), pairs.sum(0), (pairs ** 2).sum(0), done, live, k, z)
     return live[:kept].tolist()
 
 
