@@ -2,8 +2,8 @@
 
 The search player ``expert`` (roll-outs of every action with chart continuing, at the end of this file)
 beats ``chart``, the strongest heuristic at 2 to 5 players: `llamasim compare --game dice --players 4
-expert chart --games 4000 --seed 5` win rate +0.029 [+0.014, +0.044], penalty per round -0.26 [-0.34,
--0.17]; `--rounds 6000 --seed 3`: -0.41 [-0.51, -0.31].
+expert chart --games 4000 --seed 5` win rate +0.026 [+0.011, +0.041], penalty per round -0.26 [-0.34,
+-0.17]; `--rounds 6000 --seed 3`: -0.40 [-0.51, -0.30].
 
 Every policy is called for three kinds of decision, told apart by ``obs[OBS_PHASE]``: roll or quit
 (PHASE_TURN), which dice to use for discarding (PHASE_DISCARD, legal actions DISCARD_BASE + mask),

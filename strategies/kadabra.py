@@ -2,8 +2,8 @@
 ``llama_sim.rulesets.kadabra``. The strongest at 4 to 6 players is ``climber`` (showman, moving the top up
 when it holds more cards above the top than at it; figures in its docstring). The search player
 ``expert`` (roll-outs with climber continuing, at the end of this file) beats it: `llamasim compare
---game kadabra --players 4 expert climber --games 1000 --seed 3` win rate +0.070 [+0.043, +0.097],
-penalty per round -1.99 [-2.25, -1.73]; `--rounds 6000`: -1.47 [-1.64, -1.30].
+--game kadabra --players 4 expert climber --games 1000 --seed 3` win rate +0.072 [+0.044, +0.101],
+penalty per round -1.97 [-2.24, -1.70]; `--rounds 6000`: -1.42 [-1.59, -1.24].
 
 Every policy answers three kinds of decision, told apart by ``obs[OBS_PHASE]``: a normal turn
 (play / draw / quit / return the magic token), a show (play a llama / collect / return the magic

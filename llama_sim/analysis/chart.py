@@ -27,7 +27,8 @@ opponents' play has already made unlikely. It is also cheap: two partial rounds 
 
 Intervals: the decisions of one game share its deal and history, so they are correlated. The
 variance is computed over games (a ratio estimator: per game the sum ``S_g`` and count ``N_g`` of a
-cell's samples; mean ``r = sum S / sum N``, variance ``G/(G-1) sum (S_g - r N_g)^2 / (sum N)^2``).
+cell's samples; mean ``r = sum S / sum N``, variance ``G/(G-1) sum (S_g - r N_g)^2 / (sum N)^2``), and
+the interval is Student t with the cell's effective games less one as degrees of freedom.
 A cell is ``Q`` when its 95% interval lies below 0, ``D`` above 0, else ``?`` (and always ``?`` with
 fewer than ``MIN_GAMES`` games holding it). All sums are integers and games are seeded by (seed, game
 index), so a seed gives identical tables for any thread count or chunking.
@@ -71,13 +72,13 @@ from llama_sim.core.chart_kernel import (
 from llama_sim.core.scoring import WIN_UNITS
 from llama_sim.core.errors import UsageError
 from llama_sim.core.files import write_text
+from llama_sim.core.intervals import t_value
 from llama_sim.core.ruleset import all_games, get_game
 from llama_sim.run.chunks import MAX_PLAYS, default_threads, policy_error
 
 DEFAULT_GAMES = 20_000
 GAMES_PER_CHUNK = 500
 MIN_GAMES = 10  # a cell seen in fewer games is '?' whatever its interval
-Z95 = 1.959963984540054
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,10 +173,11 @@ def _cells(acc: np.ndarray, spans, chart: str, game: str, players: int, policy: 
         ss, sn, nn = (float(acc[k, t, p, b]) for k in (S_SS, S_SN, S_NN))
         resid = ss - 2 * mean * sn + mean * mean * nn  # sum over games of (S_g - mean N_g)^2
         var = games / (games - 1) * max(resid, 0.0) / (n_dec * n_dec) if games > 1 else math.inf
-        half = Z95 * math.sqrt(var)
+        effective_games = _effective_games(acc, t, p, b)
+        # t over the games that hold the cell: few of them make a wide interval, not a falsely narrow one
+        half = t_value(0.95, max(effective_games - 1, 1)) * math.sqrt(var)
         lo, hi = (mean - half) / scale, (mean + half) / scale
         mean /= scale
-        effective_games = _effective_games(acc, t, p, b)
         answer = "?"
         if effective_games >= MIN_GAMES and hi < 0:
             answer = "Q"

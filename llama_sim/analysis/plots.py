@@ -399,12 +399,10 @@ def _sweep_heatmap(result):
 # ------------------------------------------------------------------------------------ solve
 
 def plot_solve(result):
-    """The dice solo policy: for every row, the expected rest of the round (points added less tokens
+    """An exact solver's policy (the dice solo phase): for every row, the expected rest of the round (points added less tokens
     returned) of quitting now against the advantage of rolling on (roll - quit; below 0: roll). Exact
     values, so no intervals."""
     df = result.policy
-    layout = df["dice_layout"].iloc[0]
-    llama_row = df["llama_row"].iloc[0]
     fig = new_figure(9, 5.5)
     ax = fig.subplots()
     if len(df) == 1:
@@ -426,8 +424,7 @@ def plot_solve(result):
         ax.set_title(f"optimal policy over {len(df)} rows (exact values, no sampling error)")
         ax.legend()
     ax.grid(alpha=0.3)
-    score = f", score {df['score'].iloc[0]}" if "score" in df else ""
-    fig.suptitle(f"LAMA Dice solo phase, dice {layout}, llama row {llama_row}{score}")
+    fig.suptitle(result.title)
     return fig
 
 

@@ -19,6 +19,9 @@ class SolveResult:
     policy: pd.DataFrame
     text: str
     run: dict = field(default_factory=dict)
+    title: str = ""  # what the plot says was solved
+    subject: str = ""  # what was solved, for a summary across option values
+    dealt: Optional[tuple[float, float]] = None  # (optimal, quit at once) over the deal, when the table has it
 
     @property
     def results(self) -> pd.DataFrame:
@@ -42,6 +45,7 @@ def solve(game: Optional[str] = None, *, row: Optional[str] = None, llama_row: s
     if spec.exact_solver is None:
         raise UsageError(f"solve has an exact solver for {' and '.join(solvable)} only, not {spec.name}")
     spec.reject_other_options({k: v for k, v in rule_options.items() if k not in spec.options})
-    df, text, rules = spec.exact_solver(row=row, llama_row=llama_row, table=table, score=score,
-                                        **game_options(**rule_options))
-    return SolveResult(df, text, {"rules": rules})
+    solved = spec.exact_solver(row=row, llama_row=llama_row, table=table, score=score,
+                               **game_options(**rule_options))
+    return SolveResult(solved.table, solved.text, {"rules": solved.rules}, solved.title, solved.subject,
+                       solved.dealt)

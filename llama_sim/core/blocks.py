@@ -20,7 +20,6 @@ import functools
 
 import numpy as np
 from numba import njit, types
-from numba.extending import overload
 
 from llama_sim.core import rng as R
 from llama_sim.core.scoring import RUN_BLOCKS_SIG, accumulate_upper, add_seats, check_stop, luck_on
@@ -40,6 +39,7 @@ def block_loop_sig(*own):
     return types.int64(types.none, *BLOCK_LOOP_ARGS, *own)
 
 
+@njit(inline="always")
 def play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
          penalty, went_out, quits, final, luck, bad, one_round):
     """``play_seating(decide, state, ...)``: one seating of a block, compiled into the loop. Jitted code only.
@@ -49,16 +49,13 @@ def play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_o
     ``went_out``, ``quits``, and in a game its final score into ``final``; ``one_round``: one round only
     (round mode). ``luck``: empty, or one float per seat (zeroed) into which a rule set with a value
     function adds the luck of each chance event (``core.luck``); a rule set without one leaves it. It
-    returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or ``engine.ENDLESS``."""
-    raise NotImplementedError("for jitted block loops only")
+    returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or ``engine.ENDLESS``.
 
-
-@overload(play, inline="always")
-def _play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-          penalty, went_out, quits, final, luck, bad, one_round):
-    if not isinstance(play_seating, types.Dispatcher):
-        return None
-    return play_seating.dispatcher.py_func
+    Both this call and ``play_seating``'s (declared ``inline="always"``) are inlined by Numba before typing,
+    the rule set's function found through the loop's argument: inlined by an ``overload``, it was also
+    compiled on its own, for nothing (a sixth of a rule set's first compile)."""
+    return play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params,
+                        drng, prng, penalty, went_out, quits, final, luck, bad, one_round)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -102,6 +102,22 @@ _CODE_FIELDS = frozenset({"run_blocks", "reference_blocks", "config", "action_na
 
 
 @dataclass
+class Solved:
+    """What a rule set's exact solver answers: the ``table`` (one row per position: ``row``,
+    ``quit_value``, ``roll_value``, ``best``, ``value``, and the solver's own columns), its readable
+    ``text``, the ``rules`` it solved under, the ``title`` a plot of it carries, the ``subject`` (what
+    was solved, for a summary across option values) and ``dealt``: (optimal value, value of quitting
+    at once) averaged exactly over the deal when the table holds every dealt position, else None."""
+
+    table: object
+    text: str
+    rules: dict
+    title: str
+    subject: str
+    dealt: tuple[float, float] | None = None
+
+
+@dataclass
 class RuleSet:
     """What the simulator needs to know about a rule set: its engines, options and tables."""
 
@@ -130,9 +146,9 @@ class RuleSet:
     # options whose value is a file: a spec's path is read relative to the spec file, not the current folder
     file_options: frozenset[str] = frozenset()
     bench_strategy: str = "greedy"  # the strategy all seats play in ``llamasim bench``
-    # The exact solver, where the game has one: (row=, llama_row=, dice_layout=, table=) options ->
-    # (DataFrame, readable text, the rules it solved under); ``llamasim solve``.
-    exact_solver: Callable[..., tuple] | None = None
+    # The exact solver, where the game has one: (row=, llama_row=, table=, score=, rule options) ->
+    # ``Solved``; ``llamasim solve``.
+    exact_solver: Callable[..., "Solved"] | None = None
     # (row, llama_row) -> anything, or UsageError/ValueError naming what is wrong: a ``solve`` step's
     # position checked before any work. None: ``exact_solver`` checks its own position when it runs.
     check_solve_position: Callable[[str | None, str], object] | None = None

@@ -13,13 +13,11 @@ stay paired: they come from the step's own paired tables.
 
 ``summarise(kind, results, tags)`` returns an ``AcrossSummary`` (tables, one sentence, a compact
 display table, a plot) for compare, sweep (one parameter) and solve steps, else None.
-``dealt_solo_value`` is the exact expected optimal solo penalty of a freshly dealt dice row.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Callable, Optional
 
 import numpy as np
@@ -310,39 +308,6 @@ def _plot_sweep(every: pd.DataFrame, best: pd.DataFrame, param: str, metric: str
 
 # ------------------------------------------------------------------------------------ solve
 
-DEALT_CARDS = 6
-DECK_COUNTS = (5, 5, 5, 5, 5, 5, 6)  # the 36 cards a row is dealt from: five each of 1..6, six llamas
-FULL_LLAMA_ROW = "1 2 3 4 5 6 L"
-
-
-def dealt_row_weights() -> dict[tuple[int, ...], Fraction]:
-    """Every six-card row a player can be dealt (count vector over 1..6, llama) with its exact
-    probability: the multivariate hypergeometric prod C(K_c, r_c) / C(36, 6)."""
-    from itertools import product
-
-    total = math.comb(sum(DECK_COUNTS), DEALT_CARDS)
-    out = {}
-    for counts in product(*(range(min(k, DEALT_CARDS) + 1) for k in DECK_COUNTS)):
-        if sum(counts) == DEALT_CARDS:
-            out[counts] = Fraction(math.prod(math.comb(k, r) for k, r in zip(DECK_COUNTS, counts)), total)
-    return out
-
-
-def dealt_solo_value(policy: pd.DataFrame) -> tuple[float, float]:
-    """(optimal value, quit-at-once value) of a freshly dealt row in the solo phase, averaged
-    exactly over the deal; ``policy`` is a ``solve`` table of every row of up to 6 cards."""
-    from llama_sim.rulesets.dice.solver import parse_cards
-
-    by_row = {tuple(int(x) for x in parse_cards(r)): (v, q) for r, v, q in
-              zip(policy.row, policy.value, policy.quit_value)}
-    value = quit_value = 0.0
-    for counts, w in dealt_row_weights().items():
-        v, q = by_row[counts]
-        value += float(w) * v
-        quit_value += float(w) * q
-    return value, quit_value
-
-
 def _range(values: pd.Series) -> str:
     lo, hi = values.min(), values.max()
     return f"{lo:g}" if lo == hi else f"{lo:g} to {hi:g}"
@@ -350,9 +315,7 @@ def _range(values: pd.Series) -> str:
 
 def _solve(results: list, tags: list[dict]) -> AcrossSummary:
     rows = []
-    full = all(len(r.policy) > 1 and "keeps" in r.policy and r.policy.llama_row.iloc[0] == FULL_LLAMA_ROW
-               and (r.policy.row.str.split().str.len() == DEALT_CARDS).sum() == len(dealt_row_weights())
-               for r in results)
+    full = all(r.dealt is not None for r in results)
     for r, tag in zip(results, tags):
         df = r.policy
         roll, quit_ = df[df.best == "roll"], df[df.best == "quit"]
@@ -365,7 +328,7 @@ def _solve(results: list, tags: list[dict]) -> AcrossSummary:
             row.update(always_roll_from=quit_.quit_value.max() + 1 if len(quit_) else 0.0,
                        never_roll_up_to=roll.quit_value.min() - 1 if len(roll) else df.quit_value.max())
         if full:
-            row["dealt_value"], row["dealt_quit_value"] = dealt_solo_value(df)
+            row["dealt_value"], row["dealt_quit_value"] = r.dealt
         rows.append(row)
     table = pd.DataFrame(rows)
     where = f"Across {_option_words(tags)} (exact values, no sampling error)"
@@ -392,10 +355,10 @@ def _solve(results: list, tags: list[dict]) -> AcrossSummary:
         display = table[cols].round(4).rename(columns={
             "rows_roll": f"rows where rolling is best (of {table.rows.iloc[0]})", "always_roll_from": "always roll from",
             "never_roll_up_to": "never roll at or below", "dealt_value": "expected penalty of a dealt row, alone"})
-    return AcrossSummary({"across": table}, sentence, display, lambda: _plot_solve(table))
+    return AcrossSummary({"across": table}, sentence, display, lambda: _plot_solve(table, results[0].subject))
 
 
-def _plot_solve(table: pd.DataFrame):
+def _plot_solve(table: pd.DataFrame, subject: str):
     """Exact values per option value as dots on an axis zoomed to their range (the differences are
     small), each labelled with its value."""
     from llama_sim.analysis.plots import BLUE, new_figure
@@ -427,7 +390,7 @@ def _plot_solve(table: pd.DataFrame):
         ax.grid(alpha=0.3)
         ax.set_xlabel(xlabel)
         ax.set_title(title)
-    fig.suptitle(f"LAMA Dice solo phase across {len(table)} rule-set option values, llama row "
+    fig.suptitle(f"{subject} across {len(table)} rule-set option values, llama row "
                  f"{table.llama_row.iloc[0]} (exact values, no sampling error)")
     return fig
 

@@ -17,16 +17,22 @@ from llama_sim.rulesets import lama
 HAND = np.array([0, 1, 2, 0, 0, 0, 0], np.int64)
 
 
-def alone_position():
+def position(top, active, turn, hand_sizes):
+    """4 players, seat 0 to act, a pile of 20, the top card the only one on the discard pile."""
     obs = np.zeros(lama.OBS_LEN, np.int64)
     obs[lama.OBS_PLAYERS] = 4
-    obs[lama.OBS_TOP] = 1
+    obs[lama.OBS_TOP] = top
     obs[lama.OBS_DRAW_PILE] = 20
-    obs[lama.OBS_ACTIVE] = 1
-    obs[lama.OBS_TURN] = 9
-    obs[lama.OBS_HAND_SIZES:lama.OBS_HAND_SIZES + 4] = [3, 5, 4, 6]
+    obs[lama.OBS_ACTIVE] = active
+    obs[lama.OBS_TURN] = turn
+    obs[lama.OBS_HAND_SIZES:lama.OBS_HAND_SIZES + 4] = hand_sizes
+    obs[lama.OBS_DISCARD + top] = 1
+    return obs
+
+
+def alone_position():
+    obs = position(1, 1, 9, [3, 5, 4, 6])
     obs[lama.OBS_QUIT + 1:lama.OBS_QUIT + 4] = 1
-    obs[lama.OBS_DISCARD + 1] = 1  # the top card
     legal = (1 << 1) | (1 << 2) | (1 << lama.QUIT)  # play 2, play 3, quit (no draw when alone)
     return obs, legal
 
@@ -49,6 +55,20 @@ def test_grade_values_the_exact_position_exactly():
     assert graded[:, 1].tolist() == [0.0, 2.0, 5.0]
     assert graded[:, 2].tolist() == [0.0, 1.0, 1.0]
     assert decision_kind(legal, lama.ACTION_NAMES) == "play/quit"
+
+
+def test_roll_out_values_of_an_action_do_not_depend_on_the_others_sampled():
+    """4 players, nobody out, seat 0 holds 2 3 3 on a 1: play 2, play 3, draw, quit on the same samples,
+    with and without play 3 among them."""
+    obs = position(0, 4, 4, [3, 6, 6, 6])
+    search = __import__("llama_sim.strategies.lama", fromlist=["EXPERT_SEARCH"]).EXPERT_SEARCH
+    every = (1 << 1) | (1 << 2) | (1 << lama.DRAW) | (1 << lama.QUIT)
+    full = np.zeros((24, 4))
+    search.values(obs, HAND, np.int64(every), np.uint64(99), 24, 1, 0, full)
+    fewer = np.zeros((24, 3))
+    search.values(obs, HAND, np.int64(every & ~(1 << 2)), np.uint64(99), 24, 1, 0, fewer)
+    assert np.array_equal(fewer, full[:, [0, 2, 3]])
+    assert not np.array_equal(full[:, 0], full[:, 2])  # the samples do tell the actions apart
 
 
 @pytest.mark.parametrize("game", ["lama", "party"])

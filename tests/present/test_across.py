@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from llama_sim.present import across
+from llama_sim.rulesets.dice import positions
 from llama_sim.rulesets.dice.solver import PENALTY, parse_cards
 from solved import TWO_LAYOUTS, full_table
 
@@ -50,12 +51,12 @@ def test_equal_values_are_not_told_apart_and_far_ones_are():
 
 
 def test_dealt_rows_follow_the_hypergeometric_law_exactly():
-    weights = across.dealt_row_weights()
+    weights = positions.dealt_row_weights()
     assert sum(weights.values()) == 1
     assert all(sum(r) == 6 for r in weights)
     # a count of a code is hypergeometric: mean 6 * K / 36; a code is present with 1 - C(36-K, 6) / C(36, 6)
     total = math.comb(36, 6)
-    for code, k in enumerate(across.DECK_COUNTS):
+    for code, k in enumerate(positions.DECK_COUNTS):
         assert sum(w * r[code] for r, w in weights.items()) == Fraction(6 * k, 36)
         present = sum(w for r, w in weights.items() if r[code] > 0)
         assert present == 1 - Fraction(math.comb(36 - k, 6), total)
@@ -63,17 +64,17 @@ def test_dealt_rows_follow_the_hypergeometric_law_exactly():
 
 def _expected_dealt_penalty() -> float:
     total = math.comb(36, 6)
-    return float(sum(PENALTY[c] * (1 - Fraction(math.comb(36 - k, 6), total)) for c, k in enumerate(across.DECK_COUNTS)))
+    return float(sum(PENALTY[c] * (1 - Fraction(math.comb(36 - k, 6), total)) for c, k in enumerate(positions.DECK_COUNTS)))
 
 
 def test_dealt_value_of_quitting_is_the_closed_form_and_matches_random_deals():
     policy = full_table(TWO_LAYOUTS[1]).policy
-    value, quit_value = across.dealt_solo_value(policy)
+    value, quit_value = positions.dealt_solo_value(policy)
     assert quit_value == pytest.approx(_expected_dealt_penalty(), abs=1e-12)
     assert value < quit_value
     # the same average over shuffled decks (independent of the hypergeometric weights)
     by_row = {tuple(int(x) for x in parse_cards(r)): v for r, v in zip(policy.row, policy.value)}
-    deck = np.repeat(np.arange(7), across.DECK_COUNTS)
+    deck = np.repeat(np.arange(7), positions.DECK_COUNTS)
     dealt = deck[np.random.default_rng(5).random((20000, deck.size)).argsort(axis=1)[:, :6]]  # 20000 shuffles' first 6
     counts = (dealt[:, :, None] == np.arange(7)).sum(axis=1)
     draws = np.array([by_row[tuple(c)] for c in counts.tolist()])
@@ -89,7 +90,7 @@ def test_solve_summary_across_layouts_is_exact():
     for r, row in zip(results, t.itertuples()):
         df = r.policy
         assert row.rows_roll == (df.best == "roll").sum() and row.rows == len(df)
-        assert row.dealt_value == pytest.approx(across.dealt_solo_value(df)[0], abs=0)
+        assert row.dealt_value == pytest.approx(positions.dealt_solo_value(df)[0], abs=0)
         # every row at least always_roll_from rolls, every row at most never_roll_up_to quits
         assert (df[df.quit_value >= row.always_roll_from].best == "roll").all()
         assert (df[df.quit_value <= row.never_roll_up_to].best == "quit").all()

@@ -5,6 +5,10 @@ results of ``llamasim solve dice`` (``solve_position_table``, ``exact_solver``; 
 """
 from __future__ import annotations
 
+import itertools
+import math
+from fractions import Fraction
+
 import numpy as np
 from numba import types
 
@@ -13,6 +17,7 @@ from llama_sim.core.scoring import accumulate, add_seat, largest_token
 from llama_sim.core.errors import UsageError
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE
+from llama_sim.core.ruleset import Solved
 from llama_sim.core.views import copy_into
 from llama_sim.rulesets.dice.codes import (
     CODE_NAMES, END_OUT, LAYOUT_NAMES, LLAMA, MAX_PLAYERS, MIN_PLAYERS, N_CODES, N_DICE, OBS_LEN, ROW_SIZE,
@@ -255,12 +260,53 @@ def check_solo_score(score) -> int:
     return value
 
 
-def exact_solver(row: str | None, llama_row: str, table: bool, dice_layout: str | None = None, score: int = 0):
-    """``llamasim solve``: (DataFrame, readable text, the rules solved under) of ``solve_position_table``."""
+def exact_solver(row: str | None, llama_row: str, table: bool, dice_layout: str | None = None,
+                 score: int = 0) -> Solved:
+    """``llamasim solve``: ``solve_position_table``'s table and text, with the plot's title and, for the
+    table of every row, the exact value of the deal."""
     if row is None and not table:
         raise UsageError('give --row (e.g. --row "2 5 L"), or --table for every row')
     df, text = solve_position_table(row, llama_row, dice_layout, table, check_solo_score(score))
-    return df, text, {"dice_layout": str(df["dice_layout"].iloc[0])}
+    layout, lrow = str(df["dice_layout"].iloc[0]), df["llama_row"].iloc[0]
+    return Solved(df, text, {"dice_layout": layout}, subject="LAMA Dice solo phase",
+                  title=f"LAMA Dice solo phase, dice {layout}, llama row {lrow}, score {df['score'].iloc[0]}",
+                  dealt=dealt_solo_value(df))
+
+
+DEALT_CARDS = 6
+DECK_COUNTS = (5, 5, 5, 5, 5, 5, 6)  # the 36 cards a row is dealt from: five each of 1..6, six llamas
+FULL_LLAMA_ROW = "1 2 3 4 5 6 L"
+
+
+def dealt_row_weights() -> dict[tuple[int, ...], Fraction]:
+    """Every six-card row a player can be dealt (count vector over 1..6, llama) with its exact
+    probability: the multivariate hypergeometric prod C(K_c, r_c) / C(36, 6)."""
+    total = math.comb(sum(DECK_COUNTS), DEALT_CARDS)
+    out = {}
+    for counts in itertools.product(*(range(min(k, DEALT_CARDS) + 1) for k in DECK_COUNTS)):
+        if sum(counts) == DEALT_CARDS:
+            out[counts] = Fraction(math.prod(math.comb(k, r) for k, r in zip(DECK_COUNTS, counts)), total)
+    return out
+
+
+def dealt_solo_value(policy) -> tuple[float, float] | None:
+    """(optimal value, quit-at-once value) of a freshly dealt row in the solo phase, averaged exactly
+    over the deal; ``policy``: a ``solve`` table. None unless it holds every dealt row under the full
+    llama row."""
+    from llama_sim.rulesets.dice.solver import parse_cards
+
+    weights = dealt_row_weights()
+    if (len(policy) <= 1 or policy.llama_row.iloc[0] != FULL_LLAMA_ROW
+            or (policy.row.str.split().str.len() == DEALT_CARDS).sum() != len(weights)):
+        return None
+    by_row = {tuple(int(x) for x in parse_cards(r)): (v, q) for r, v, q in
+              zip(policy.row, policy.value, policy.quit_value)}
+    value = quit_value = 0.0
+    for counts, w in weights.items():
+        v, q = by_row[counts]
+        value += float(w) * v
+        quit_value += float(w) * q
+    return value, quit_value
 
 
 def solve_position_table(row: str | None, llama_row: str, layout: str | None, table: bool, score: int = 0):

@@ -38,7 +38,7 @@ def world(tables, obs, hand):
     """``tables``: (the default deck's counts,), used only when ``obs[OBS_DECK:]`` is empty (an
     observation made by hand). Scratch for one decision's roll-outs: (unseen cards, sampled hands,
     hands, pile, discard, quit, ones, tens, board, points, obs, log, bad, work, entry_of_seat,
-    slot_of_entry, drng, prng)."""
+    slot_of_entry, drng, prng, draw pile)."""
     n = obs[OBS_PLAYERS]
     total = 0
     for c in range(N_CODES):
@@ -59,21 +59,22 @@ def world(tables, obs, hand):
             np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(BOARD_LEN, np.int64), np.zeros(n, np.int64),
             np.zeros(obs.shape[0], np.int64), np.zeros((0, 2), np.int64), np.zeros(3, np.int64),
             np.zeros(WORK_LEN, np.int64), np.zeros(n, np.int64), np.zeros(1, np.int64), np.zeros(2, np.uint64),
-            np.zeros(2, np.uint64))
+            np.zeros(2, np.uint64), np.zeros(unseen_n, np.int64))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, out):
     """Sample ``i`` of the hidden cards, every action on it (``core.expert``)."""
     unseen, sampled, hands, pile, discard, quit, ones, tens, board, points, obs2, log, bad, work, entry_of_seat, \
-        slot_of_entry, drng, prng = w
+        slot_of_entry, drng, prng, rest_buf = w
     n = obs[OBS_PLAYERS]
     me = obs[OBS_SEAT]
     pile_n = obs[OBS_DRAW_PILE]
     R.seed_from_key(drng, R.block_key(key, i), R.DEAL_STREAM)
     start = deal_hidden(unseen, hand, obs[OBS_HAND_SIZES:OBS_HAND_SIZES + n], n, me, pile_n, drng, sampled, pile)
     deck = pile[start:]
-    rest = deck.copy()
+    rest = rest_buf[:deck.shape[0]]  # the sample's draw pile, restored for each action
+    copy_into(rest, deck)
     for_draws = R.block_key(key, i) ^ np.uint64(0x5851F42D4C957F2D)
     params = row.reshape(1, row.shape[0])
     give = obs[OBS_PHASE] == PHASE_GIVE

@@ -27,7 +27,7 @@ _O_DISCARD = _O_SCORES + MAX_SEATS
 def world(tables, obs, hand):
     """``tables``: the rule set's (can_play_bits, extra_turn, code_penalty, twins, flags, deck_counts).
     Scratch for one decision's roll-outs: (unseen cards, sampled hands, hands, pile, discard, quit,
-    scores, obs, sizes, held, bad, entry_of_seat, slot_of_entry, log, drng, prng)."""
+    scores, obs, sizes, held, bad, entry_of_seat, slot_of_entry, log, drng, prng, draw pile)."""
     deck_counts = tables[5]
     n = obs[OBS_PLAYERS]
     n_codes = deck_counts.shape[0]
@@ -44,7 +44,8 @@ def world(tables, obs, hand):
             np.zeros(unseen_n, np.int8), np.zeros(n_codes, np.int64), np.zeros(n, np.int64),
             np.zeros(n, np.int64), np.zeros(obs.shape[0], np.int64), np.zeros(n, np.int64),
             np.zeros(n, np.int64), np.zeros(3, np.int64), np.zeros((1, n), np.int64),
-            np.zeros(1, np.int64), np.zeros((0, 2), np.int64), np.zeros(2, np.uint64), np.zeros(2, np.uint64))
+            np.zeros(1, np.int64), np.zeros((0, 2), np.int64), np.zeros(2, np.uint64), np.zeros(2, np.uint64),
+            np.zeros(unseen_n, np.int8))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -52,7 +53,7 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
     """Sample ``i`` of the hidden cards, every action on it (``core.expert``)."""
     can_play_bits, extra_turn, code_penalty, twins, flags, _ = tables
     unseen, sampled, hands, pile, discard, quit, scores, obs2, sizes, held, bad, entry_of_seat, slot_of_entry, log, \
-        drng, prng = w
+        drng, prng, rest_buf = w
     n = obs[OBS_PLAYERS]
     me = obs[OBS_SEAT]
     n_codes = can_play_bits.shape[0]
@@ -60,7 +61,8 @@ def rollout(tables, w, obs, hand, actions, k, key, i, row, decide, objective, ou
     R.seed_from_key(drng, R.block_key(key, i), R.DEAL_STREAM)
     start = deal_hidden(unseen, hand, obs[OBS_HAND_SIZES:OBS_HAND_SIZES + n], n, me, pile_n, drng, sampled, pile)
     deck = pile[start:]
-    rest = deck.copy()
+    rest = rest_buf[:deck.shape[0]]  # the sample's draw pile, restored for each action
+    copy_into(rest, deck)
     for_draws = R.block_key(key, i) ^ np.uint64(0x5851F42D4C957F2D)
     allow20 = flags[F_TOKENS20] != 0
     for a in range(k):
