@@ -8,7 +8,7 @@ entries apply to this package's own (``core.compiling``), set up when a module o
 is imported, so commands that compile nothing (``--help``, ``games``) start without loading Numba.
 
 The Python API (``llama_sim.api``) is re-exported here and imported lazily, so ``import llama_sim``
-stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``solve``, ``advise``,
+stays cheap: ``simulate``, ``compare``, ``seat_table``, ``sweep``, ``luck_gain``, ``solve``, ``advise``,
 ``chart``, ``tune``, ``league``, ``run_experiment``, ``compare_variants``; and ``strategy``, the decorator
 a strategies file registers its policies with (its constants and helpers: ``llama_sim.rulesets.<game>.kit``).
 """
@@ -16,7 +16,7 @@ from llama_sim.core import moved  # (the previous release's import paths)
 
 moved.install()
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "card", "tune", "league", "grade",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "luck_gain", "solve", "advise", "chart", "card", "tune", "league", "grade",
            "trace", "check", "run_experiment", "compare_variants"]
 
 

@@ -17,7 +17,7 @@ stderr is a terminal.
 from __future__ import annotations
 
 from llama_sim.analysis import advise as _advise, card as _card, chart as _chart, compare as _compare
-from llama_sim.analysis import league as _league
+from llama_sim.analysis import league as _league, luck as _luck
 from llama_sim.analysis import check as _check, grade as _grade, trace as _trace, tune as _tune
 from llama_sim.analysis import simulate as _simulate, solve as _solve, sweep as _sweep, variants as _variants
 from llama_sim.analysis.compare import CompareResult, SeatTableResult
@@ -35,6 +35,7 @@ simulate = declared_api(COMMANDS["simulate"], _simulate.simulate)
 compare = declared_api(COMMANDS["compare"], _compare.compare)
 seat_table = declared_api(COMMANDS["seat_table"], _compare.seat_table)
 sweep = declared_api(COMMANDS["sweep"], _sweep.sweep)
+luck_gain = declared_api(COMMANDS["luck_gain"], _luck.luck_gain)
 solve = declared_api(COMMANDS["solve"], _solve.solve)
 advise = declared_api(COMMANDS["advise"], _advise.advise)
 chart = declared_api(COMMANDS["chart"], _chart.chart)
@@ -47,6 +48,6 @@ run_experiment = declared_api(COMMANDS["run"], _experiment.run_experiment)
 trace = declared_api(COMMANDS["trace"], _trace.trace)
 check = declared_api(COMMANDS["check"], _check.check)
 
-__all__ = ["simulate", "compare", "seat_table", "sweep", "solve", "advise", "chart", "card", "tune", "league",
+__all__ = ["simulate", "compare", "seat_table", "sweep", "luck_gain", "solve", "advise", "chart", "card", "tune", "league",
            "grade", "trace", "check", "run_experiment", "compare_variants", "CompareResult", "SeatTableResult", "SimulateResult",
            "SolveResult", "SweepResult"]

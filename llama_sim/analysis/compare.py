@@ -14,7 +14,8 @@ from llama_sim.analysis.runs import (
 )
 from llama_sim.core import registry
 from llama_sim.core.ruleset import get_game
-from llama_sim.run.designs import comparison_design
+from llama_sim.core.luck import resolve
+from llama_sim.run.designs import comparison_design, with_luck_of
 
 
 @dataclass
@@ -56,7 +57,7 @@ class SeatTableResult:
 
 def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, seed, precision, max_rounds,
                  metrics, backend, scheduler, workers, threads, strategies_file, quiet,
-                 rule_options=None):
+                 rule_options=None, luck=None):
     from llama_sim.run.backends import make_backend
     from llama_sim.run.designs import seat_effects_plan
     from llama_sim.run.tables import (
@@ -74,17 +75,18 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
     max_rounds = check_run_options(precision, max_rounds, threads, workers)
     entries = [registry.parse_spec(spec.name, s) for s in strategies]
     cfg = spec.config(**game_options(**(rule_options or {})))
+    luck = resolve(spec, luck)
     count = count if (given or precision is None) else None
     if seat_effects:
         if isinstance(players, int) or players is None:
             counts = [players] if players is not None else list(range(spec.min_players, spec.max_players + 1))
         else:
             counts = list(players)
-        works = [seat_effects_plan(spec, p, n, games_mode, cfg) for p in entries for n in counts]
+        works = [with_luck_of(seat_effects_plan(spec, p, n, games_mode, cfg), luck) for p in entries for n in counts]
         half_width = seat_half_width(metrics)
     else:
         n_players = min(max(4, spec.min_players), spec.max_players) if players is None else players
-        works = [comparison_design(spec, n_players, entries, games_mode, cfg)]
+        works = [with_luck_of(comparison_design(spec, n_players, entries, games_mode, cfg), luck)]
         half_width = comparison_half_width(metrics)
     with make_backend(backend, threads, scheduler, workers) as runner:
         done = [run_work(w, seed, runner, count, precision, max_rounds, half_width, quiet) for w in works]
@@ -97,7 +99,8 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
         summary += (f"\n{count:,} {unit} asked per table; whole deal blocks (every strategy in every seat) made "
                     f"{' to '.join(f'{p:,}' for p in played[::max(1, len(played) - 1)])}")
     results = pd.concat([result_table(w, t, seed) for w, (t, _) in zip(works, done)], ignore_index=True)
-    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos}
+    run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos,
+                **({"luck": "on"} if luck else {})}  # (said only when on: plain runs' output as before)
     if seat_effects:
         seats = pd.concat([seat_effects_table(w, t, seed, metrics) for w, (t, _) in zip(works, done)],
                           ignore_index=True)
@@ -118,25 +121,28 @@ def _compare_run(game, strategies, seat_effects: bool, players, rounds, games, s
 
 def compare(game: str, strategies: Sequence[str], *, players: Optional[int] = None, rounds: Optional[int] = None,
             games: Optional[int] = None, seed: int = 1, precision: Optional[float] = None,
-            max_rounds: Optional[int] = None, metrics: Optional[Sequence[str]] = None, backend: str = "local",
-            scheduler: Optional[str] = None, workers: Optional[int] = None, threads: Optional[int] = None,
-            strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> CompareResult:
+            max_rounds: Optional[int] = None, metrics: Optional[Sequence[str]] = None, luck: Optional[bool] = None,
+            backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+            threads: Optional[int] = None, strategies_file: Optional[Path] = None, quiet: bool = False,
+            **rule_options) -> CompareResult:
     """Compare strategies on the same deals, every strategy in every seat (the balanced design of
     ``llama_sim.simulate``): ``llamasim compare --game G [--players N] A B ...``.
 
     ``players`` defaults to 4 (within the rule set's range); ``metrics`` are the compared metrics
     (default ``penalty_per_round``, plus ``win_rate`` with ``games``); ``precision`` plays in
     batches until every covered 95% half-width is at most this (``max_rounds`` caps it);
+    ``luck``: luck-adjusted penalties (``core.luck``; None: the rule set's default);
     ``rule_options``: rule variants by name (``pink_llama="plain"``, ``magic_show="off"``, ...)."""
     return _compare_run(game, strategies, False, players, rounds, games, seed, precision, max_rounds, metrics,
                         backend, scheduler, workers, threads, strategies_file, quiet,
-                        rule_options)
+                        rule_options, luck)
 
 
 def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Union[None, int, Sequence[int]] = None,
                rounds: Optional[int] = None, games: Optional[int] = None, seed: int = 1,
                precision: Optional[float] = None, max_rounds: Optional[int] = None,
-               metrics: Optional[Sequence[str]] = None, backend: str = "local", scheduler: Optional[str] = None,
+               metrics: Optional[Sequence[str]] = None, luck: Optional[bool] = None, backend: str = "local",
+               scheduler: Optional[str] = None,
                workers: Optional[int] = None, threads: Optional[int] = None, strategies_file: Optional[Path] = None,
                quiet: bool = False, **rule_options) -> SeatTableResult:
     """Seat effects (e.g. the first-player advantage): every seat plays the same strategy, for each
@@ -144,4 +150,4 @@ def seat_table(game: str, strategies: Union[str, Sequence[str]], *, players: Uni
     may be one count or a list): ``llamasim compare --game G --seat-table A [--players N]``."""
     return _compare_run(game, strategies, True, players, rounds, games, seed, precision, max_rounds, metrics,
                         backend, scheduler, workers, threads, strategies_file, quiet,
-                        rule_options)
+                        rule_options, luck)

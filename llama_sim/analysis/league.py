@@ -53,6 +53,7 @@ from llama_sim.core.errors import UsageError
 from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value
 from llama_sim.analysis.ratings import CHECK_COLUMNS, RATING_COLUMNS, groups_of, held_out_text, ratings_tables
 from llama_sim.analysis.runs import (
+    luck_line,
     Progress, check_run_options, game_options, load_strategies, note, play_mode, rules_line, values_at_counts,
 )
 from llama_sim.core.output import RESULT_COLUMNS, TERMINAL_WIDTH, ci_text
@@ -60,7 +61,8 @@ from llama_sim.core.words import est, est_points, metric_words, per_hundred
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import make_backend, run
 from llama_sim.run.chunks import blocks_for, check_seed
-from llama_sim.run.designs import comparison_design, deals
+from llama_sim.core.luck import resolve
+from llama_sim.run.designs import comparison_design, deals, with_luck_of
 from llama_sim.run.tables import better, compared_metrics
 
 LEVEL = 0.95
@@ -237,7 +239,7 @@ def _pair_diffs(work, tally, metrics) -> dict:
 def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
            players: Union[None, int, Sequence[int]] = None, rounds: Optional[int] = None,
                games: Optional[int] = None, seed: int = 1, metrics: Optional[Sequence[str]] = None,
-               backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
+               luck: Optional[bool] = None, backend: str = "local", scheduler: Optional[str] = None, workers: Optional[int] = None,
                threads: Optional[int] = None, strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> LeagueResult:
     """Every strategy against every other at each player count (default every count the rule set
     allows; ``strategies="all"``: the built-in ones): at ``N`` players every line-up of ``N`` of the
@@ -273,6 +275,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     compared = compared_metrics(games_mode, list(metrics) if metrics else None)
     check_run_options(None, None, threads, workers)
     cfg = spec.config(**game_options(**rule_options))
+    luck = resolve(spec, luck)  # luck-adjusted penalties (``core.luck``)
     metrics_all = stats.REPORTED["game" if games_mode else "round"]
     what = "games" if games_mode else "rounds"
     k = len(entries)
@@ -282,7 +285,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
         combos = lineups(k, n)
         per_lineup = -(-total // len(combos))
         for i, combo in enumerate(combos):
-            work = comparison_design(spec, n, [entries[j] for j in combo], games_mode, cfg)
+            work = with_luck_of(comparison_design(spec, n, [entries[j] for j in combo], games_mode, cfg), luck)
             needed = blocks_for(work, per_lineup)
             plan.append((n, i, combo, work, max(2, needed), lineup_seed(seed, n, i), needed < 2))
     lineup_rows, diffs, infos, groups, lineup_names = [], {}, [], {}, {}
@@ -370,7 +373,8 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     header = (f"{spec.title}: league of {k} strategies at {', '.join(map(str, counts))} players, "
               f"{'full games to 40' if games_mode else 'single rounds'} (mean over line-ups, 95% CI)\n"
               f"strategies: {', '.join(labels)}; every line-up of N of them, each in compare's balanced seating "
-              f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}")
+              f"on common deals{values_at_counts(entries, counts)}{rules_line(spec, cfg)}\n{summary}"
+              + (luck_line(plan[0][3]) if plan else ""))
     if (results_df.ci_low.isna() & results_df.value.notna()).any():
         header += (f"\n95% intervals: n/a where the line-ups' deal blocks give fewer than {MIN_BLOCKS - 1} degrees "
                    f"of freedom — use more --{what}")

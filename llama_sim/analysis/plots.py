@@ -450,6 +450,25 @@ def plot_simulate(result):
     return fig
 
 
+def plot_luck_gain(result):
+    """Each pair's paired difference with its interval, luck off and on, one row per player count."""
+    g = result.gains
+    fig = new_figure(7.5, 1.6 + 0.9 * len(g))
+    ax = fig.subplots()
+    labels = [f"{r.players}p {r.strategy_a} - {r.strategy_b}" for r in g.itertuples()]
+    y = np.arange(len(g))
+    for shift, (prefix, name, color) in zip((0.15, -0.15), (("plain", "luck off", GREY), ("adjusted", "luck on", BLUE))):
+        values, lows, highs = g[prefix], g[f"{prefix}_ci_low"], g[f"{prefix}_ci_high"]
+        ax.errorbar(values, y + shift, xerr=[values - lows, highs - values], fmt="o", color=color, capsize=3,
+                    label=name)
+    ax.set_yticks(y, [wrap_label(t) for t in labels])
+    ax.invert_yaxis()
+    ax.set_xlabel("paired difference of penalty per round, 95% CI")
+    ax.legend(loc="best")
+    fig.suptitle(result.header.split(":")[0] + ": the same deals with luck adjustment off and on")
+    return fig
+
+
 def figure_png(fig) -> bytes:
     """The figure as PNG bytes (for embedding)."""
     import io

@@ -144,7 +144,16 @@ def played_values(work) -> dict[str, dict[str, float]]:
 def values_line(work) -> str:
     """The played parameter values for a report header, so a label like ``threshold`` is honest."""
     played = played_values(work)
-    return ("\nparameters: " + "; ".join(with_values(lab, vals) for lab, vals in played.items())) if played else ""
+    text = ("\nparameters: " + "; ".join(with_values(lab, vals) for lab, vals in played.items())) if played else ""
+    return text + luck_line(work)
+
+
+def luck_line(work) -> str:
+    """A header line when the penalties are luck-adjusted (``core.luck``)."""
+    if not getattr(work, "luck", False):
+        return ""
+    return ("\nluck-adjusted: penalty per round minus the luck of every deal, draw and roll under the rule set's "
+            "value function (unbiased; other measures plain; --luck off for the plain estimates)")
 
 
 def interval_note(blocks: int, per_block: int, games_mode: bool) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from llama_sim.analysis.runs import (
-    Progress, game_options, interval_note, load_strategies, play_mode, result_table, rules_line,
+    Progress, game_options, interval_note, load_strategies, luck_line, play_mode, result_table, rules_line,
 )
 from llama_sim.core.output import ci_text
 from llama_sim.core import registry, stats
@@ -19,7 +19,8 @@ from llama_sim.core.registry import with_values
 from llama_sim.core.ruleset import get_game
 from llama_sim.run.backends import run
 from llama_sim.run.chunks import blocks_for
-from llama_sim.run.designs import comparison_design, sweep_design
+from llama_sim.core.luck import resolve
+from llama_sim.run.designs import comparison_design, sweep_design, with_luck_of
 
 
 @dataclass
@@ -73,15 +74,17 @@ def _sweep_axes(param) -> list[tuple[str, np.ndarray]]:
 
 
 def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: int = 4,
-          rounds: Optional[int] = None, games: Optional[int] = None, seed: int = 1, threads: Optional[int] = None,
-          strategies_file: Optional[Path] = None, quiet: bool = False, **rule_options) -> SweepResult:
+          rounds: Optional[int] = None, games: Optional[int] = None, luck: Optional[bool] = None, seed: int = 1,
+          threads: Optional[int] = None, strategies_file: Optional[Path] = None, quiet: bool = False,
+          **rule_options) -> SweepResult:
     """Sweep one or two parameters of ``strategy`` against fixed opponents ``vs`` (default: the
     strategy at its defaults), every value on the same deals: ``llamasim sweep --game G --strategy S
     --param k=lo:hi:step [--param k2=lo:hi:step] --vs A``.
 
     ``param``: ``"k=lo:hi:step"``, a list of one or two of them, or ``{"k": [values], ...}``. Two
     parameters sweep their grid (first parameter outermost). The headline metric is
-    ``penalty_per_round`` (lower is better), or ``win_rate`` with ``games``."""
+    ``penalty_per_round`` (lower is better), or ``win_rate`` with ``games``; ``luck``: luck-adjusted
+    penalties (``core.luck``; None: the rule set's default)."""
     spec = get_game(game)
     load_strategies(strategies_file)
     games_mode, count = play_mode(rounds, games)
@@ -105,7 +108,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     # All values in one design on the same deals (``designs.sweep_design``): each value's numbers
     # equal its own run's, and the paired difference of any two values is known.
     plan = comparison_design(spec, players, [swept_players[0]] + opponents, games_mode, cfg)
-    joint = sweep_design(spec, players, swept_players, opponents, games_mode, cfg)
+    joint = with_luck_of(sweep_design(spec, players, swept_players, opponents, games_mode, cfg), resolve(spec, luck))
     n_blocks = blocks_for(plan, count)
     progress = Progress(n_blocks * len(joint.tables), not quiet, "games" if games_mode else "rounds")
     try:
@@ -149,6 +152,7 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
     played = [with_values(base.strategy.name, fixed_values) + f" with {'/'.join(keys)} swept"]
     played += [with_values(lab, e.values()) for lab, e in zip(plan.unit_labels[1:], plan.entries[1:])]
     header = (f"{spec.title}, {players} players, sweep of {base.strategy.name}.{'/'.join(keys)}, seed {seed}"
-              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}{interval_note(n_blocks, plan.rows, games_mode)}")
+              f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}{luck_line(joint)}"
+              f"{interval_note(n_blocks, plan.rows, games_mode)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,
                        {"seed": seed, "rules": spec.describe_config(cfg)})

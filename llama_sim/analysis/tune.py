@@ -52,9 +52,10 @@ import pandas as pd
 from llama_sim.core import registry, stats
 from llama_sim.core.errors import UsageError
 from llama_sim.analysis.runs import game_options
+from llama_sim.core.luck import resolve
 from llama_sim.core.ruleset import RuleSet, get_game
 from llama_sim.run.backends import run
-from llama_sim.run.designs import Plan, comparison_design, stratum_seed
+from llama_sim.run.designs import Plan, comparison_design, stratum_seed, with_luck_of
 from llama_sim.core.stats import Tally
 
 METRICS = ("win_rate", "penalty_per_round")
@@ -159,9 +160,9 @@ class GameEvaluator:
     each seat with the field around it (module docstring); units: the candidates, then the field."""
 
     def __init__(self, game: RuleSet, strategy: registry.Strategy, players: int, field: list[registry.Player] | None,
-                 metric: str, cfg: np.ndarray, threads: int | None = None):
+                 metric: str, cfg: np.ndarray, threads: int | None = None, luck: bool = False):
         self.game, self.strategy, self.players, self.fixed_field = game, strategy, players, field
-        self.metric, self.cfg, self.threads = metric, cfg, threads
+        self.metric, self.cfg, self.threads, self.luck = metric, cfg, threads, luck  # (``core.luck``)
         self.games_mode = metric == "win_rate"
         self._rounds_per_play: float | None = None if self.games_mode else 1.0
 
@@ -189,7 +190,7 @@ class GameEvaluator:
                 rows.append(row)
                 units.append(unit)
         return Plan(self.game, n, entries, np.array(rows), np.array(units), [f"c{i}" for i in range(k)] + ["field"],
-                    [None] * (k + 1), self.games_mode, self.cfg)
+                    [None] * (k + 1), self.games_mode, self.cfg, luck=self.luck)
 
     def measure(self, points, field, seed, first_block, n_blocks):
         tally = run(self.plan(points, field), seed, first_block, n_blocks, self.threads)
@@ -202,8 +203,8 @@ class GameEvaluator:
     def final(self, pick, start, field, seed, n_blocks):
         if self.fixed_field is not None:
             return self.measure(np.vstack([pick, start]), None, seed, 0, n_blocks)
-        design = comparison_design(self.game, self.players, [self.player(pick, "pick"), self.player(start, "start")],
-                                   self.games_mode, self.cfg)
+        pair = [self.player(pick, "pick"), self.player(start, "start")]
+        design = with_luck_of(comparison_design(self.game, self.players, pair, self.games_mode, self.cfg), self.luck)
         tally = run(design, seed, 0, n_blocks, self.threads)
         plays = design.rows * n_blocks
         if self.games_mode:  # every seat of a game counts the game's rounds: divide by the seats
@@ -360,6 +361,7 @@ class TuneResult:
     final: pd.DataFrame
     rounds: int
     vs_values: str = ""  # the field with the values it plays at the table (presets resolved), for headers
+    luck: bool = False  # its penalties were luck-adjusted (``core.luck``)
 
     @property
     def pick_spec(self) -> str:
@@ -371,7 +373,7 @@ class TuneResult:
                 "metric": self.metric, "pick": self.pick_spec, "start": params_text(self.names, self.start.values()),
                 "value": row.value, "edge": row.diff_vs_start, "edge_ci_low": row.diff_ci_low,
                 "edge_ci_high": row.diff_ci_high, "verdict": self.verdict, "rounds": self.rounds,
-                "seed": self.seed}
+                "seed": self.seed, **({"luck": "on"} if self.luck else {})}
 
     @property
     def verdict(self) -> str:
@@ -476,7 +478,7 @@ def _split_specs(text: str) -> list[str]:
 
 def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_000, metric: str = "win_rate",
          seed: int = 1, threads: int | None = None, candidates: int | None = None,
-         cfg: np.ndarray | None = None, **rule_options) -> TuneResult:
+         cfg: np.ndarray | None = None, luck: bool | None = None, **rule_options) -> TuneResult:
     """Tune every parameter of ``strategy`` at once under noise (``llamasim tune``): a race on common
     deals against ``vs`` (strategy specs, comma-separated, or ``"self"``), the pick re-measured on
     fresh deals against the start; see the module docstring. ``strategy`` is a name, or ``name:k=v``
@@ -502,11 +504,13 @@ def tune(game, strategy: str, players: int, vs: str = "self", budget: int = 200_
     field = parse_field(spec.name, vs, players)
     count = candidates or min(MAX_CANDIDATES, 8 + 8 * space.dims)
     points = candidate_points(space, start_player.params, count, seed)
-    evaluator = GameEvaluator(spec, strat, players, field, metric, cfg, threads)
+    evaluator = GameEvaluator(spec, strat, players, field, metric, cfg, threads,
+                              resolve(spec, luck) and metric == "penalty_per_round")  # (win rates: no luck)
     vs_text = "self" if field is None else ",".join(p.label for p in field)
     result = tune_points(evaluator, space, points, budget, seed, field is None, spec.name, strat.name, players, vs_text)
     if field is not None:
         result.vs_values = "; ".join(dict.fromkeys(registry.with_values(p.label, p.values()) for p in field))
+    result.luck = evaluator.luck
     return result
 
 

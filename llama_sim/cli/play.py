@@ -366,6 +366,22 @@ def _readable_bench(df: pd.DataFrame) -> str:
 
 
 
+@app.command("luck-gain")
+@rule_set_options
+@declared("luck_gain")
+def luck_gain(fmt: str = FormatOpt, out: Optional[Path] = OutOpt, force: bool = ForceOpt, **params):
+    """What luck adjustment saves: each pair compared on the same deals with --luck off and on.
+
+    Per player count and pair: the plain and the adjusted paired difference of penalty per round,
+    the half-width ratio (plain / adjusted), games saved (its square), the luck gap (plain minus
+    adjusted: the pair's mean luck, which should cover 0) and the CPU time per play of each run."""
+    from llama_sim import api
+
+    setup(params["game"], params.get("strategies_file"), params.get("quiet", False), fmt, out, force)
+    r = api.luck_gain(**params)
+    emit(r.gains, fmt, out, preamble=r.header, readable_text=r.text, force=force)
+
+
 @app.command()
 @rule_set_options
 @declared("sweep")

@@ -206,7 +206,8 @@ def tune(
     s = result.summary()
     pick, start = result.final.iloc[0], result.final.iloc[1]
     kept = result.candidates
-    print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {metric}, budget {budget} rounds, "
+    measure = metric + (", luck-adjusted" if result.luck else "")
+    print(f"{spec.title}, {players} players: tuning {result.strategy} vs {result.vs}, {measure}, budget {budget} rounds, "
           f"seed {seed}" + (f"\nparameters of the field: {result.vs_values}" if result.vs_values else "")
           + rules_line(spec, spec.config(**game_options(**rule_options))))
     print(f"{len(kept)} candidates in {result.race['stage'].nunique()} stages "

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.scoring import RUN_BLOCKS_SIG, accumulate_upper, add_seats, check_stop
+from llama_sim.core.scoring import RUN_BLOCKS_SIG, accumulate_upper, add_seats, check_stop, luck_on
 from llama_sim.core.jit import Kernel
 from llama_sim.core.views import stack_zeros
 
@@ -41,20 +41,21 @@ def block_loop_sig(*own):
 
 @njit(inline="always")
 def play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-         penalty, went_out, quits, final, bad, one_round):
+         penalty, went_out, quits, final, luck, bad, one_round):
     """``play_seating(decide, state, ...)``: one seating of a block, compiled into the loop. Jitted code only.
 
     ``play_seating`` plays row ``r`` of ``entry_of_seat`` from the block's deal and policy streams (``drng``,
     ``prng``; any other stream it seeds from ``key``), adds each seat's totals into ``penalty``,
     ``went_out``, ``quits``, and in a game its final score into ``final``; ``one_round``: one round only
-    (round mode). It returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or
-    ``engine.ENDLESS``.
+    (round mode). ``luck``: empty, or one float per seat (zeroed) into which a rule set with a value
+    function adds the luck of each chance event (``core.luck``); a rule set without one leaves it. It
+    returns the number of rounds, or ``engine.ILLEGAL`` (``bad`` = entry, seat, action) or ``engine.ENDLESS``.
 
     Both this call and ``play_seating``'s (declared ``inline="always"``) are inlined by Numba before typing,
     the rule set's function found through the loop's argument: inlined by an ``overload``, it was also
     compiled on its own, for nothing (a sixth of a rule set's first compile)."""
     return play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params,
-                        drng, prng, penalty, went_out, quits, final, bad, one_round)
+                        drng, prng, penalty, went_out, quits, final, luck, bad, one_round)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -71,6 +72,7 @@ def block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entr
     quits = stack_zeros(MAX_SEATS, n, np.int64)
     final = stack_zeros(MAX_SEATS, n, np.int64)
     wins = stack_zeros(MAX_SEATS, n, np.int64)
+    luck = stack_zeros(MAX_SEATS, n if luck_on(s1, n_units, games_mode) else 0, np.float64)
     for b in range(first_block, first_block + n_blocks):
         v[:] = 0
         key = R.block_key(seed, b)  # once per block: each seating replays its streams
@@ -80,11 +82,13 @@ def block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entr
             penalty[:] = 0
             went_out[:] = 0
             quits[:] = 0
+            luck[:] = 0
             rounds = play(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params,
-                          drng, prng, penalty, went_out, quits, final, bad, not games_mode)
+                          drng, prng, penalty, went_out, quits, final, luck, bad, not games_mode)
             if rounds < 0:
                 return rounds
-            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode)
+            add_seats(v, n_units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode,
+                      luck)
         accumulate_upper(v, s1, upper)
     return 0
 
@@ -142,7 +146,7 @@ def record_round(v, n_units, unit_of_seat, n, penalty, went_out, quits, final, w
     """A block of one round-mode seating into the sums, as ``block_loop`` adds each block: for a loop that
     plays one seating per block (a rule set's limit)."""
     v[:] = 0
-    add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quits, 1, final, wins, False)
+    add_seats(v, n_units, unit_of_seat, 0, n, penalty, went_out, quits, 1, final, wins, False, final[:0])  # no luck
     accumulate_upper(v, s1, upper)
 
 

@@ -181,6 +181,8 @@ WORKERS = _p("workers", "int", "Dask LocalCluster worker processes (default: one
              high=MAX_THREADS, spec_key=None)
 STRATEGIES_FILE = _p("strategies_file", "paths", "A Python file registering more strategies (repeatable).", spec_key=None,
                      metavar="FILE.py")
+LUCK = _p("luck", "switch", "Luck-adjusted penalties: subtract each chance event's luck under the rule set's value "
+                           "function (unbiased; narrower intervals). Default: the rule set's.", metavar="on|off")
 QUIET = _p("quiet", "bool", "No progress bar or compile notice.", default=False, short="-q", spec_key=None)
 
 RUN = (SEED, THREADS, STRATEGIES_FILE, QUIET)  # every playing command's run settings
@@ -211,20 +213,20 @@ SIMULATE = declare(Command("simulate", (
     GAME,
     _strategies("seats", "Strategy of the next seat (repeat per seat): name or name:k=v,k=v.", flag="--seat",
                 short="-s"),
-    ROUNDS, GAMES, *RUN), checks=(one_count,), game_checks=(seats_fit,)))
+    ROUNDS, GAMES, LUCK, *RUN), checks=(one_count,), game_checks=(seats_fit,)))
 
 COMPARE = declare(Command("compare", (
     GAME,
     _strategies(help="Strategies to compare: name or name:k=v,k=v."),
     _players(many=False, help="Players at the table (default 4)."),
-    ROUNDS, GAMES, PRECISION, MAX_ROUNDS, METRICS, *BACKENDS, *RUN),
+    ROUNDS, GAMES, PRECISION, MAX_ROUNDS, METRICS, LUCK, *BACKENDS, *RUN),
     checks=(precision_caps, at_least_two("strategies", "compare")), game_checks=(player_range(), fit_seats)))
 
 SEAT_TABLE = declare(Command("seat_table", (
     GAME,
     _strategies(help="Strategies, each played in every seat."),
     _players(many=True, help="Player counts (default: every count the rule set allows)."),
-    ROUNDS, GAMES, PRECISION, MAX_ROUNDS, METRICS, *BACKENDS, *RUN),
+    ROUNDS, GAMES, PRECISION, MAX_ROUNDS, METRICS, LUCK, *BACKENDS, *RUN),
     checks=(precision_caps, listed_once("strategies")), game_checks=(player_range(),)))
 
 def _league_two(values: dict) -> None:
@@ -236,7 +238,7 @@ LEAGUE = declare(Command("league", (
     GAME,
     _strategies(help="Strategies of the league ('all': every built-in one).", default=["all"], required=False),
     _players(many=True, help="Player counts (default: every count the rule set allows)."),
-    ROUNDS, GAMES, METRICS, *BACKENDS, *RUN),
+    ROUNDS, GAMES, METRICS, LUCK, *BACKENDS, *RUN),
     checks=(one_count, _league_two, listed_once("strategies")), game_checks=(player_range(),)))
 
 SWEEP = declare(Command("sweep", (
@@ -247,7 +249,14 @@ SWEEP = declare(Command("sweep", (
     _strategies("vs", "Opponent strategies (repeatable; default: the swept strategy at its defaults).",
                 flag="--vs", required=False, default=[]),
     _players(default=4, help="Players at the table."),
-    ROUNDS, GAMES, *RUN), checks=(one_count,), game_checks=(player_range(), vs_fits)))
+    ROUNDS, GAMES, LUCK, *RUN), checks=(one_count,), game_checks=(player_range(), vs_fits)))
+
+LUCK_GAIN = declare(Command("luck_gain", (
+    GAME,
+    _strategies(help="Strategies to compare with luck adjustment off and on: name or name:k=v,k=v."),
+    _players(many=True, help="Player counts (default 2 and 4)."),
+    ROUNDS, GAMES, *RUN),
+    checks=(one_count, at_least_two("strategies", "luck_gain")), game_checks=(player_range(), fit_seats)))
 
 TUNE = declare(Command("tune", (
     GAME,
@@ -259,6 +268,7 @@ TUNE = declare(Command("tune", (
        default=200_000, low=1000, high=MAX_PLAYS),
     _p("metric", "choice", "win_rate (full games to 40) or penalty_per_round (single rounds).",
        default="win_rate", choices=("win_rate", "penalty_per_round"), metavar="METRIC"),
+    LUCK,
     _p("candidates", "int", "Candidates per race round (default 8 + 8 per parameter, at most 32).", low=2,
        high=10_000),
     SEED, THREADS, STRATEGIES_FILE), game_checks=(player_range(),)))

@@ -71,7 +71,7 @@ def _range_text(value: int | float) -> str:
 class Param:
     """One parameter of a command.
 
-    ``kind``: ``int``, ``float``, ``bool``, ``str``, ``choice`` (one of ``choices``), ``path``, ``paths``
+    ``kind``: ``int``, ``float``, ``bool``, ``switch`` (a boolean given as on|off on the command line), ``str``, ``choice`` (one of ``choices``), ``path``, ``paths``
     (one or more; a single path is a list of one),
     ``strings`` (one or more; a single string is a list of one), ``counts`` (player counts: one, or a
     list where ``many``), ``edges`` (bin edges: increasing whole numbers, from text "0,1,2"),
@@ -157,6 +157,14 @@ class Param:
     def _read_bool(self, value, text: bool):
         if not _is_bool(value):
             self.fail(f"must be true or false, not {shown(value)}")
+        return bool(value)
+
+    def _read_switch(self, value, text: bool):
+        """On or off: the text ``on``/``off`` (the command line's words) or a boolean, from every entry point."""
+        if isinstance(value, str) and value in ("on", "off"):
+            return value == "on"
+        if not _is_bool(value):
+            self.fail(f"must be on or off (true or false), not {shown(value)}")
         return bool(value)
 
     def _read_str(self, value, text: bool):

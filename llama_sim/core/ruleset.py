@@ -171,6 +171,10 @@ class RuleSet:
     # ``plan`` (the bench line-up, round mode) in a loop specialised for it, adding exactly the kernel's
     # sums into ``s1``, ``s2``; or "module:NAME" naming it. None: none measured.
     limit: Callable | None = None
+    # Luck adjustment (``core.luck``): None, its kernels count no luck (``luck`` on is refused); False,
+    # they count it with the value function shipped with the rule set and runs adjust only when asked;
+    # True, runs adjust by default (where it was measured unbiased and narrower).
+    luck_default: bool | None = None
 
     def __post_init__(self):
         if not self.strategies_module:

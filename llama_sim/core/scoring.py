@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core.errors import ILLEGAL_ACTION
+from llama_sim.core.luck import LUCK_SCALE, scaled
 from llama_sim.core.registry import POLICIES_TYPE
 
 ROUND_METRICS = ("penalty", "went_out", "quit")
@@ -114,14 +115,27 @@ def add_seat(v, units, u, penalty, went_out, quit, rounds, win60, final, games_m
 
 
 @njit(cache=True, nogil=True, inline="always")
-def add_seats(v, units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode):
+def add_seats(v, units, unit_of_seat, r, n, penalty, went_out, quits, rounds, final, wins, games_mode, luck):
     """Every seat's outcome of seating ``r`` of a block into ``v`` (``add_seat``), the game's wins first
-    worked out into ``wins`` (the kernels' block loops, which allocate nothing)."""
+    worked out into ``wins`` (the kernels' block loops, which allocate nothing). ``luck``: each seat's
+    summed luck (``core.luck``) when the run adjusts for it, else empty; it goes after the plain metrics,
+    in thousandths of a point rounded once per seating (as ``luck.scaled``)."""
     if games_mode:
         win_units_into(final, n, wins)
     for s in range(n):
         add_seat(v, units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s], rounds, wins[s], final[s],
                  games_mode)
+    if luck.shape[0] > 0:  # (a loop of its own: the plain one stays as it was, and as fast)
+        at = (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
+        for s in range(n):
+            v[at + unit_of_seat[r, s]] += np.int64(np.floor(luck[s] * LUCK_SCALE + 0.5))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def luck_on(s1, units, games_mode):
+    """Whether a run's sums hold the luck metric after the plain ones (``core.luck``): how a block loop
+    knows to compute it, with no argument more."""
+    return s1.shape[0] > (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
 
 
 @njit(cache=True, nogil=True)
@@ -192,15 +206,20 @@ def reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, un
     ``SeatEntry`` that knows its line-up entry, for illegal-action errors) and
     ``streams`` maps ``rng.DEAL_STREAM``/``POLICY_STREAM``/``DICE_STREAM`` to generator states.
     ``play`` returns a round result (``penalties``, ``out_seat``, ``quit``) in round mode, a game
-    result (``final``, ``penalty``, ``went_out``, ``quit``, ``rounds``) in game mode."""
+    result (``final``, ``penalty``, ``went_out``, ``quit``, ``rounds``) in game mode, and with the
+    luck metric in ``s1`` (``core.luck``) each seat's summed ``luck``."""
     from llama_sim.core import rng as R
 
     metrics = len(GAME_METRICS) if games_mode else len(ROUND_METRICS)
+    luck = s1.shape[0] > metrics * n_units  # (``luck_on``)
     for b in range(first_block, first_block + n_blocks):
-        v = np.zeros(metrics * n_units, np.int64)
+        v = np.zeros(s1.shape[0], np.int64)
         for r in range(entry_of_seat.shape[0]):
             streams = {s: R.new_state(seed, b, s) for s in (R.DEAL_STREAM, R.POLICY_STREAM, R.DICE_STREAM)}
             res = play([SeatEntry(entries[e], e) for e in entry_of_seat[r]], streams)
+            if luck:  # each seat's summed luck (the engine's ``luck``: one float per seat)
+                for s in range(n):
+                    v[metrics * n_units + unit_of_seat[r, s]] += scaled(res.luck[s])
             if games_mode:
                 wins = win_units(res.final, n)
                 for s in range(n):

@@ -25,6 +25,7 @@ import pandas as pd
 from statistics import NormalDist
 
 from llama_sim.core.intervals import MIN_BLOCKS, satterthwaite, t_p_value, t_value, wilson  # noqa: F401
+from llama_sim.core.luck import LUCK_SCALE, luck_of, plain
 
 ROUND_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit")
 GAME_METRICS: tuple[str, ...] = ("penalty", "went_out", "quit", "rounds", "win60", "final_score")
@@ -81,11 +82,9 @@ class Tally:
 
     def __post_init__(self) -> None:
         self.metrics = tuple(self.metrics)
-        if self.metrics not in (ROUND_METRICS, GAME_METRICS):
-            raise ValueError(
-                f"metrics must be {ROUND_METRICS} (round mode) or {GAME_METRICS} (game mode), "
-                f"got {self.metrics}"
-            )
+        if plain(self.metrics) not in (ROUND_METRICS, GAME_METRICS) or len(set(self.metrics)) != len(self.metrics):
+            raise ValueError(f"metrics must be {ROUND_METRICS} (round mode) or {GAME_METRICS} (game mode), "
+                             f"each possibly with its luck (core.luck), got {self.metrics}")
         self.units = int(self.units)
         if self.units < 1:
             raise ValueError("units must be at least 1")
@@ -104,7 +103,7 @@ class Tally:
     @property
     def mode(self) -> str:
         """``"game"`` when the tally carries per-game metrics, else ``"round"``."""
-        return "game" if self.metrics == GAME_METRICS else "round"
+        return "game" if plain(self.metrics) == GAME_METRICS else "round"
 
     @property
     def dim(self) -> int:
@@ -312,9 +311,13 @@ def _linearise(tally: Tally, metric: str, unit: int) -> tuple[float, np.ndarray,
         n = y_total  # total rounds behind a per-round rate in game mode
     if y_total == 0:
         return math.nan, g * math.nan, n
-    r = int(tally.s1[i]) / y_total
+    luck = luck_of(tally.metrics, num)  # the metric minus its luck (``core.luck``), when the tally has it
+    k = None if luck is None else tally.index(luck, unit)
+    r = (int(tally.s1[i]) - (0 if k is None else int(tally.s1[k]) / LUCK_SCALE)) / y_total
     ybar = y_total / b
     g[i] = 1 / ybar
+    if k is not None:
+        g[k] = -1 / (LUCK_SCALE * ybar)
     if den is not None:
         g[j] = -r / ybar
     return r, g, n

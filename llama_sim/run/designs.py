@@ -38,6 +38,7 @@ import numpy as np
 from llama_sim.core import registry
 from llama_sim.core.scoring import GAME_METRICS, ROUND_METRICS
 from llama_sim.core.errors import UsageError
+from llama_sim.core.luck import with_luck
 from llama_sim.core.ruleset import RuleSet
 from llama_sim.core.stats import Stratified, Tally
 
@@ -57,6 +58,7 @@ class Plan:
     cfg: np.ndarray
     kernel: str = "auto"  # "generic", "lineup" (the line-up's own kernel, same results) or "auto": ``run``
     # asks ``lineup.choose``; ``run_chunk`` plays "auto" with the generic kernel
+    luck: bool = False  # the tally holds each unit's luck too, and estimates subtract it (``core.luck``)
 
     @property
     def rotations(self) -> int:
@@ -69,7 +71,7 @@ class Plan:
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return GAME_METRICS if self.games_mode else ROUND_METRICS
+        return raw_metrics(self.games_mode, self.luck)
 
     def appearances(self) -> np.ndarray:
         """Observations (rounds or games) each unit contributes per block."""
@@ -90,6 +92,7 @@ class Design:
     _plans: list[Plan] | None = field(default=None, repr=False)
     unit_tables: list[np.ndarray] | None = None  # per stratum: unit index, when units are not entries
     kernel: str = "auto"  # as ``Plan.kernel``, for every stratum
+    luck: bool = False  # as ``Plan.luck``
 
     @property
     def unit_seats(self) -> list[None]:
@@ -97,7 +100,7 @@ class Design:
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return GAME_METRICS if self.games_mode else ROUND_METRICS
+        return raw_metrics(self.games_mode, self.luck)
 
     @property
     def rows(self) -> int:
@@ -110,12 +113,25 @@ class Design:
         if self._plans is None:
             units = self.unit_tables or [t.copy() for t in self.tables]
             self._plans = [Plan(self.game, self.n_players, self.entries, t, u, self.unit_labels,
-                                self.unit_seats, self.games_mode, self.cfg, self.kernel)
+                                self.unit_seats, self.games_mode, self.cfg, self.kernel, self.luck)
                            for t, u in zip(self.tables, units)]
         return self._plans
 
 
 Work = Union[Plan, Design]
+
+
+def raw_metrics(games_mode: bool, luck: bool) -> tuple[str, ...]:
+    """The raw metrics a run's tally holds: the mode's, and the luck metric when it adjusts for luck."""
+    metrics = GAME_METRICS if games_mode else ROUND_METRICS
+    return with_luck(metrics) if luck else metrics
+
+
+def with_luck_of(work: Work, luck: bool) -> Work:
+    """``work`` with luck adjustment on or off (``core.luck``)."""
+    if work.luck == luck:
+        return work
+    return replace(work, luck=luck) if isinstance(work, Plan) else replace(work, luck=luck, _plans=None)
 
 
 def _check_players(game: RuleSet, n: int) -> None:

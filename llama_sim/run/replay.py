@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from llama_sim.core import registry
-from llama_sim.core.scoring import GAME_METRICS, ROUND_METRICS
 from llama_sim.core.errors import illegal_action_args
 from llama_sim.core.kit import position_words
 
@@ -43,7 +42,7 @@ def recording(players: list[registry.Player], seen: list[Seen]) -> list[tuple]:
 
 def sums(plan) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed (s1, s2) for a plan's metrics and units."""
-    d = len(GAME_METRICS if plan.games_mode else ROUND_METRICS) * len(plan.unit_labels)
+    d = len(plan.metrics) * len(plan.unit_labels)
     return np.zeros(d, np.int64), np.zeros((d, d), np.int64)
 
 

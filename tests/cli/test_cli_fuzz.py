@@ -86,7 +86,7 @@ def argv(draw, files):
                 args.append(draw(st.sampled_from(_values(option, files))))
     for name in arguments:
         args += draw(st.lists(st.sampled_from(_values(name, files)), min_size=0, max_size=3))
-    if command in ("simulate", "compare", "sweep") and "--rounds" not in args and "--games" not in args:
+    if command in ("simulate", "compare", "sweep", "luck-gain") and "--rounds" not in args and "--games" not in args:
         args += ["--rounds", "3"]
     if command == "bench" and "--rounds" not in args:
         args += ["--rounds", "3", "--reference-rounds", "3"]

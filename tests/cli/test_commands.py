@@ -23,6 +23,7 @@ VALID = {
     "seat_table": {"game": "lama", "strategies": ["greedy"]},
     "league": {"game": "lama", "strategies": ["greedy", "smart"]},
     "sweep": {"game": "lama", "strategy": "threshold", "param": ["quit_at=1:2:1"]},
+    "luck_gain": {"game": "dice", "strategies": ["threshold", "chart"], "rounds": 100},
     "tune": {"game": "lama", "strategy": "threshold", "players": 4},
     "solve": {"game": "dice", "row": "2 5 L"},
     "advise": {"game": "lama", "hand": "2 2 6 L", "top": "4", "hand_sizes": "3,5,1", "pile": 20},
@@ -33,7 +34,7 @@ VALID = {
     "check": {"files": ["examples/highest.py"]},
 }
 API = {"simulate": llama_sim.simulate, "compare": llama_sim.compare, "seat_table": llama_sim.seat_table,
-       "league": llama_sim.league, "sweep": llama_sim.sweep, "tune": llama_sim.tune, "solve": llama_sim.solve,
+       "league": llama_sim.league, "sweep": llama_sim.sweep, "luck_gain": llama_sim.luck_gain, "tune": llama_sim.tune, "solve": llama_sim.solve,
        "advise": llama_sim.advise, "chart": llama_sim.chart, "grade": llama_sim.grade,
        "variants": llama_sim.compare_variants, "trace": llama_sim.trace, "check": llama_sim.check}
 CLI = {"simulate", "compare", "sweep", "tune", "solve", "advise", "chart", "grade", "trace", "check"}  # a command of that name
@@ -49,6 +50,8 @@ def bad_value(p: Param):
         return 0
     if p.kind == "choice":
         return "nosuch"
+    if p.kind == "switch":
+        return "maybe"
     if p.kind in ("str", "path"):
         return ""
     if p.kind == "strings":
@@ -146,7 +149,7 @@ def test_every_step_kind_is_a_declared_command():
     assert set(STEP_KINDS) <= set(COMMANDS)
 
 
-def test_false_as_a_string_is_refused_naming_the_key(tmp_path):
+def test_false_as_a_string_is_refused_naming_the_key(tmp_path, capsys):
     """``show = "false"`` was read as true: a boolean is a TOML boolean, in a spec, a position file and the API."""
     with pytest.raises(UsageError, match=r"^show: must be true or false, not 'false'$"):
         llama_sim.advise("kadabra", hand="1 2", top="3", hand_sizes="4", show="false")
@@ -163,6 +166,13 @@ def test_false_as_a_string_is_refused_naming_the_key(tmp_path):
     path.write_text('question = "q"\ngame = "dice"\n[[steps]]\nkind = "solve"\nrow = "2 5 L"\ntable = "false"\n')
     with pytest.raises(UsageError, match=r"steps\[0\]\.table: must be true or false, not 'false'$"):
         load_spec(path)
+    # an on/off switch takes on, off, true or false, never the string "false"
+    path.write_text('question = "q"\ngame = "dice"\n[[steps]]\nkind = "compare"\nstrategies = ["threshold", "chart"]\n'
+                    'luck = "false"\n')
+    with pytest.raises(UsageError, match=r"steps\[0\]\.luck: must be on or off \(true or false\), not 'false'$"):
+        load_spec(path)
+    code, out, err = call(capsys, "simulate", "--game", "lama", "-s", "greedy", "-s", "greedy", "--luck", "maybe")
+    assert code == 2 and err == "llamasim: error: luck: must be on or off (true or false), not 'maybe'\n"
 
 
 def test_a_chart_step_refuses_rule_set_options_it_would_ignore(tmp_path):

@@ -202,7 +202,7 @@ def test_every_shipped_spec_and_bundled_report_validates():
 
 def test_step_kinds_are_a_table():
     assert set(STEP_KINDS) == {"compare", "league", "seat_table", "sweep", "solve", "simulate", "advise", "chart",
-                               "card", "tune", "variants", "grade"}
+                               "card", "tune", "variants", "grade", "luck_gain"}
 
 
 def test_grade_step_and_a_step_of_another_rule_set(tmp_path):

@@ -156,7 +156,7 @@ def play_game(n, entry_of_seat, policies, slot_of_entry, params, drng, prng, pen
 
 @njit(cache=True, inline="always")
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-                 penalty, went_out, quits, final, bad, one_round):
+                 penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or a round from 0 points."""
     if not one_round:
         return play_game(n, entry_of_seat[r], policies, slot_of_entry, params, drng, prng, penalty, went_out, quits,

@@ -6,7 +6,7 @@ A new kind is one module and one line here."""
 from __future__ import annotations
 
 from llama_sim.present.steps import (
-    advise, card, chart, compare, grade, league, seat_table, simulate, solve, sweep, tune, variants,
+    advise, card, chart, compare, grade, league, luck_gain, seat_table, simulate, solve, sweep, tune, variants,
 )
 from llama_sim.present.steps.common import StepKind, StepOutcome, run_option_grid, tag_text
 
@@ -17,6 +17,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "league": league.KIND,
     "seat_table": seat_table.KIND,
     "sweep": sweep.KIND,
+    "luck_gain": luck_gain.KIND,
     "solve": solve.KIND,
     "simulate": simulate.KIND,
     "advise": advise.KIND,

@@ -36,7 +36,13 @@ def metric_keys(df: pd.DataFrame) -> list[str]:
 
 
 def size(args: dict) -> str:
-    """How much a step played, in words, for its method line."""
+    """How much a step played, in words, for its method line (and whether its penalties were luck-adjusted)."""
+    if args.get("luck"):
+        return played(args) + ", penalties luck-adjusted (each chance event's luck subtracted)"
+    return played(args)
+
+
+def played(args: dict) -> str:
     if "precision" in args:
         cap = f" (at most {thousands(args['max_rounds'])} rounds)" if "max_rounds" in args else ""
         return f"played until every interval's half-width is at most {args['precision']:g}{cap}"

@@ -168,6 +168,7 @@ RULE_SET = RuleSet(
     expert_search="llama_sim.strategies.dice:EXPERT_SEARCH",
     report_spec=Path(__file__).with_name("report.toml"),
     limit="llama_sim.rulesets.dice.limit:limit",
+    luck_default=False,
 )
 
 

@@ -32,6 +32,8 @@ from llama_sim.core.scoring import (
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
+from llama_sim.core.luck_cards import deal_luck
+from llama_sim.rulesets.dice.luck import LUCK_WEIGHTS, roll_luck
 from llama_sim.rulesets.dice.codes import (
     DECK, DISCARD_BASE, END_ALL_QUIT, END_DRAMA, END_LLAMA_ROW, END_OUT, LLAMA, MAX_PLAYERS, N_ACTIONS, N_CARDS,
     N_CODES, N_ROLLS, OBS_ACTIVE, OBS_DICE, OBS_DISCARDED, OBS_FACES, OBS_LAYOUT_ID, OBS_LEN, OBS_LLAMA_ROW,
@@ -118,7 +120,7 @@ def play_core(n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
 
 @njit(cache=True, nogil=True, forceinline=True, **_NO_NRT, **COMPILED_CALLERS_ONLY)
 def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned, cfg,
-                   policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad):
+                   policies, slot_of_entry, params, entry_of_seat, prng, drng, obs, log, bad, luck_state=None):
     """Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``play_round``'s work, compiled without reference counting (as ``play_core``, or inside the block loop
     ``kernel_loop``: the generic ``run_blocks`` or a line-up kernel's own ``core``, ``llama_sim.run.lineup``,
@@ -129,7 +131,8 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
     ``views.readonly_row`` (no copy, and no meminfo: a plain ``rows[seat]`` view would carry the
     parent's, costing the policy two atomic reference-count updates per call), and the legal actions
     as the bit set the kernel keeps anyway (``allowed``, bit a = action a; ROLL|QUIT at a turn),
-    against which it checks the answer."""
+    against which it checks the answer. ``luck_state``: omitted, or the block loop's ``(luck, weights,
+    pile)``: each roll's luck (``luck.roll_luck``) is added to the roller's ``luck`` when that is not empty."""
     n_in = 0
     cards = 0
     llama_left = 0
@@ -212,6 +215,10 @@ def play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, r
         f0 = cfg[1 + ROLL_DIE_FACE[o, 0]]
         f1 = cfg[7 + ROLL_DIE_FACE[o, 1]]
         f2 = cfg[13 + ROLL_DIE_FACE[o, 2]]
+        if luck_state is not None:
+            if luck_state[0].shape[0] > 0:
+                roll_luck(luck_state[0], luck_state[1], n, rows, seat, cfg, f0, f1, f2,
+                          largest_token(scores[seat], False), llama_row, quit, n_in == 1)
         for c in range(N_CODES):
             obs[OBS_ROLLED + c] = 0
         obs[OBS_DICE] = f0
@@ -368,7 +375,8 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
                        penalty, went_out, quits, final, DECK.copy(), np.zeros((n, N_CODES), np.int64),
                        np.zeros(N_CODES, np.int64), np.zeros(N_CODES, np.int64), np.zeros(n, np.int64),
                        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(OBS_LEN, np.int64),
-                       np.zeros((0, 3), np.int64), bad, False)
+                       np.zeros((0, 3), np.int64), bad, False,
+                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
     raise_stop(rounds, bad)
     return rounds
 
@@ -376,19 +384,22 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dice_rng, cfg,
               penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores, returned, obs, log,
-              bad, one_round):
+              bad, one_round, luck_state):
     """A full game to 40 into per-seat totals, each round played by ``play_core_with`` asking through
     ``decide``, on the scratch passed in. Returns the number of rounds, or ``ILLEGAL`` (``bad`` says
     which) or ``ENDLESS``. ``one_round``: stop after the first round (round mode), with its points in
-    ``penalty``: the block loop plays both modes through this one call (see ``shedding.game_loop``)."""
+    ``penalty``: the block loop plays both modes through this one call (see ``shedding.game_loop``).
+    ``luck_state``: ``(luck, weights, pile)`` (``luck`` empty when off): the deal's and the rolls' luck."""
     start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     scores[:] = 0
     for r in range(MAX_ROUNDS_PER_GAME):
         deal_into(n, deck, rows, llama_row, discarded, quit, drng)
+        if luck_state[0].shape[0] > 0:
+            deal_luck(luck_state[0], luck_state[1], luck_state[2], n, DECK, deck, rows, ROW_SIZE)
         returned[:] = 0
         end, last_actor, k = play_core_with(decide, n, rows, llama_row, discarded, quit, start, scores, returned,
                                             cfg, policies, slot_of_entry, params, entry_of_seat, prng, dice_rng,
-                                            obs, log, bad)
+                                            obs, log, bad, luck_state)
         if k < 0:
             return ILLEGAL
         top = 0
@@ -421,19 +432,20 @@ DECK_CAPACITY = DECK.shape[0]
 
 @njit(cache=True, nogil=True, inline="always")
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-                 penalty, went_out, quits, final, bad, one_round):
+                 penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, with the block's dice
     stream besides its deal and policy streams, on the scratch in ``state`` (``kernel_loop``)."""
-    cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log = state
+    cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log, weights, pile = state
     R.seed_from_key(dice_rng, key, R.DICE_STREAM)
+    luck_state = (luck, weights, pile)
     return game_loop(decide, n, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, dice_rng, cfg,
                      penalty, went_out, quits, final, deck, rows, llama_row, discarded, quit, scores, returned, obs,
-                     log, bad, one_round)
+                     log, bad, one_round, luck_state)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad, cfg):
+                policies, slot_of_entry, params, s1, upper, v, bad, cfg, weights):
     """The dice block loop (``core.blocks.block_loop``), ``decide`` asking the policies (see
     ``play_core_with``), its round's scratch on the stack of the function it is compiled into: on its own
     (``decide`` None) the generic kernel, ``run_blocks``; in a line-up kernel, around its own ``decide``."""
@@ -447,10 +459,11 @@ def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_s
     returned = stack_zeros(MAX_PLAYERS, n, np.int64)
     obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
     log = stack_zeros(1, (0, 3), np.int64)
-    state = (cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log)
+    pile = stack_zeros(N_CODES, N_CODES, np.int64)
+    state = (cfg, dice_rng, deck, rows, llama_row, discarded, quit, scores, returned, obs, log, weights, pile)
     return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
                       n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-run_blocks = BlockKernel(kernel_loop.py_func, lambda: (types.int64[::1],), lambda cfg: (cfg,), "dice kernel",
-                         MAX_PLAYERS)
+run_blocks = BlockKernel(kernel_loop.py_func, lambda: (types.int64[::1], types.float64[:, :, ::1]),
+                         lambda cfg: (cfg, LUCK_WEIGHTS), "dice kernel", MAX_PLAYERS)

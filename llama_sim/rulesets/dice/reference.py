@@ -13,8 +13,9 @@ from llama_sim.core import rng as R
 from llama_sim.core.draws import deal_shuffle
 from llama_sim.core.rng import randint
 from llama_sim.core.scoring import (
-    GAME_END_SCORE, ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop,
+    GAME_END_SCORE, GAME_METRICS, ROUND_METRICS, ask_policy, distinct_penalty, largest_token, legal_bits, reference_block_loop,
 )
+from llama_sim.rulesets.dice.luck import LUCK_WEIGHTS, reference_deal_luck, roll_luck
 from llama_sim.rulesets.dice.codes import (
     DECK, DISCARD_BASE, END_ALL_QUIT, END_DRAMA, END_LLAMA_ROW, END_OUT, LLAMA, N_ACTIONS, N_CARDS, N_CODES,
     N_DICE, N_FACES, N_ROLLS, OBS_ACTIVE, OBS_DICE, OBS_DISCARDED, OBS_FACES, OBS_LAYOUT_ID, OBS_LEN,
@@ -42,6 +43,7 @@ class RoundResult:
     end: int  # END_*
     last_actor: int
     quit: np.ndarray
+    luck: np.ndarray | None = None  # each seat's luck when the engine counts it (``luck.roll_luck``)
 
     @property
     def out_seat(self) -> int:
@@ -68,6 +70,7 @@ class Round:
     prng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.POLICY_STREAM))
     drng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.DICE_STREAM))
     rolls: list[int] = field(default_factory=list)  # scripted rolls (0..215) used before the stream
+    luck: np.ndarray | None = None  # each seat's luck so far, to which every roll's is added (``luck.roll_luck``)
 
     def __post_init__(self):
         self.rows = np.array(self.rows, dtype=np.int64)
@@ -148,6 +151,11 @@ class Round:
             o = self.rolls.pop(0) if self.rolls else randint(self.drng, N_ROLLS)
             self.actions.append((seat, ROLL, o))
             f = tuple(int(x) for x in roll_faces(self.layout.ravel(), o))
+            if self.luck is not None:
+                roll_luck(self.luck, LUCK_WEIGHTS, self.n, self.rows, seat,
+                          np.concatenate([[self.layout_id], self.layout.ravel()]), *f,
+                          int(largest_token(self.scores[seat], False)), self.llama_row,
+                          np.array(self.quit, dtype=np.int64), len(self.in_round()) == 1)
             self.dice = f
             alone = len(self.in_round()) == 1
             if f == (LLAMA, LLAMA, LLAMA):
@@ -191,7 +199,8 @@ class Round:
         points = np.array([0 if (end == END_OUT and s == last_actor) else int(distinct_penalty(self.rows[s], PENALTY))
                            for s in range(self.n)], dtype=np.int64)
         return RoundResult(self.actions, self.rows.copy(), self.llama_row.copy(), self.discarded.copy(), points,
-                           self.returned.copy(), end, last_actor, np.array(self.quit, dtype=np.int64))
+                           self.returned.copy(), end, last_actor, np.array(self.quit, dtype=np.int64),
+                           None if self.luck is None else self.luck.copy())
 
 
 def deal(deck: np.ndarray, n: int) -> np.ndarray:
@@ -203,10 +212,13 @@ def deal(deck: np.ndarray, n: int) -> np.ndarray:
     return rows
 
 
-def reference_deal(n: int, drng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Shuffle (6 n draws) and deal; returns (rows, the set-aside cards as counts)."""
+def reference_deal(n: int, drng: np.ndarray, luck: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Shuffle (6 n draws) and deal; returns (rows, the set-aside cards as counts). ``luck``: each seat's
+    luck, to which the deal's is added (``luck.deal_luck``)."""
     deck = DECK.copy()
     deal_shuffle(deck, ROW_SIZE * n, drng)
+    if luck is not None:
+        reference_deal_luck(luck, n, deck)
     set_aside = np.bincount(deck[ROW_SIZE * n:].astype(np.int64), minlength=N_CODES)
     return deal(deck, n), set_aside
 
@@ -219,11 +231,13 @@ class GameResult:
     penalty: np.ndarray
     went_out: np.ndarray
     quit: np.ndarray
+    luck: np.ndarray | None = None
 
 
 def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np.ndarray,
-                   dice_rng: np.ndarray) -> GameResult:
-    """A full game to 40 points, drawing deals and dice exactly as the kernel does."""
+                   dice_rng: np.ndarray, luck: np.ndarray | None = None) -> GameResult:
+    """A full game to 40 points, drawing deals and dice exactly as the kernel does; ``luck``: each
+    seat's luck over the game is added to it."""
     n = len(players)
     scores = [0] * n
     start = 0
@@ -233,8 +247,8 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
     went_out = np.zeros(n, np.int64)
     quits = np.zeros(n, np.int64)
     while True:
-        rows, _ = reference_deal(n, drng)
-        rnd = Round(rows, players, scores, layout, start=start, prng=prng, drng=dice_rng)
+        rows, _ = reference_deal(n, drng, luck)
+        rnd = Round(rows, players, scores, layout, start=start, prng=prng, drng=dice_rng, luck=luck)
         result = rnd.play()
         rounds.append(result)
         starts.append(start)
@@ -250,7 +264,7 @@ def reference_game(players: list, layout: np.ndarray, drng: np.ndarray, prng: np
         quits += result.quit
         start = result.last_actor
         if max(scores) >= GAME_END_SCORE:
-            return GameResult(rounds, starts, np.array(scores), penalty, went_out, quits)
+            return GameResult(rounds, starts, np.array(scores), penalty, went_out, quits, luck)
 
 
 
@@ -260,13 +274,15 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
     layout = np.asarray(cfg[1:19], dtype=np.int64).reshape(3, 6)
+    counted = s1.shape[0] > len(GAME_METRICS if games_mode else ROUND_METRICS) * n_units  # luck on
 
     def play(players, streams):
         drng, prng, dice_rng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM], streams[R.DICE_STREAM]
+        luck = np.zeros(n) if counted else None
         if games_mode:
-            return reference_game(players, layout, drng, prng, dice_rng)
-        rows, _ = reference_deal(n, drng)
-        return Round(rows, players, [0] * n, layout, prng=prng, drng=dice_rng).play()
+            return reference_game(players, layout, drng, prng, dice_rng, luck)
+        rows, _ = reference_deal(n, drng, luck)
+        return Round(rows, players, [0] * n, layout, prng=prng, drng=dice_rng, luck=luck).play()
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                          entries, s1, s2)

@@ -502,7 +502,7 @@ HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes
 
 @njit(cache=True, nogil=True, inline="always")
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-                 penalty, went_out, quits, final, bad, one_round):
+                 penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, on the deck and scratch
     in ``state`` (``kernel_loop``)."""
     (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work) = state

@@ -3,10 +3,13 @@ in the package's docstring (``llama_sim/rulesets/lama/__init__.py``), which decl
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
 from llama_sim.core.blocks import BlockKernel
+from llama_sim.core.luck import load_weights
 from llama_sim.core.jit import Kernel
 from llama_sim.core.draws import NO_NRT
 from llama_sim.rulesets import shedding
@@ -61,6 +64,8 @@ EXTRA_TURN = RULES.extra_turn
 CODE_PENALTY = RULES.code_penalty
 TWINS = RULES.twins
 FLAGS = RULES.flags
+# The value function of luck-adjusted runs (``shedding.card_luck``), fitted by ``scripts/fit_luck.py``.
+LUCK_WEIGHTS = load_weights(Path(__file__).with_name("luck.json"), shedding.luck_shape(RULES))
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,7 +91,7 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
     shedding.reference_blocks(Round, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                              games_mode, entries, cfg, s1, s2)
+                              games_mode, entries, cfg, s1, s2, LUCK_WEIGHTS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,18 +128,18 @@ play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "lam
 
 
 def own_args(cfg):
-    """The block loop's own arguments for a run's ``cfg``: the full deck."""
-    return (DECK,)
+    """The block loop's own arguments for a run's ``cfg``: the full deck and the value function's weights."""
+    return (DECK, LUCK_WEIGHTS)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
+                policies, slot_of_entry, params, s1, upper, v, bad, full_deck, weights):
     """``shedding.kernel_loop`` on lama's tables, asking the policies through ``decide``: compiled on its
     own (``decide`` None) as the generic kernel, and into a line-up kernel around its own ``decide``."""
     return shedding.kernel_loop(decide, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                                policies, slot_of_entry, params, s1, upper, v, bad, full_deck)
+                                policies, slot_of_entry, params, s1, upper, v, bad, full_deck, weights)
 
 
 run_blocks = BlockKernel(kernel_loop.py_func, shedding.own_types, own_args, "lama kernel", shedding.MAX_SEATS)

@@ -110,6 +110,7 @@ RULE_SET = RuleSet(
     expert_search="llama_sim.strategies.party:EXPERT_SEARCH",
     report_spec=Path(__file__).with_name("report.toml"),
     limit=f"{_ENGINE}:limit",
+    luck_default=False,
 )
 
 

@@ -5,12 +5,14 @@ declares the rule set.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from llama_sim.core.errors import UsageError
 from llama_sim.core.blocks import BlockKernel
+from llama_sim.core.luck import load_weights
 from llama_sim.core.jit import Kernel
 from llama_sim.core.draws import NO_NRT
 from llama_sim.rulesets import shedding
@@ -115,6 +117,8 @@ CAN_PLAY_BITS = RULES.can_play_bits
 CODE_PENALTY = RULES.code_penalty
 TWINS = RULES.twins
 FLAGS = RULES.flags
+# The value function of luck-adjusted runs (``shedding.card_luck``), fitted by ``scripts/fit_luck.py``.
+LUCK_WEIGHTS = load_weights(Path(__file__).with_name("luck.json"), shedding.luck_shape(RULES))
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,7 +154,7 @@ def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat
 
     ``entries`` are (policy, params) pairs, one per line-up entry."""
     shedding.reference_blocks(variant_round(cfg), seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                              games_mode, entries, cfg, s1, s2)
+                              games_mode, entries, cfg, s1, s2, LUCK_WEIGHTS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,17 +199,17 @@ play_game_entry = Kernel(play_game.py_func, lambda: shedding.PLAY_GAME_SIG, "par
 
 def own_args(cfg):
     """The block loop's own arguments for a run's ``cfg``: the full deck, on the deck of the rule variant ``cfg[0]``."""
-    return (VARIANT_DECKS[cfg[0]],)
+    return (VARIANT_DECKS[cfg[0]], LUCK_WEIGHTS)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
+                policies, slot_of_entry, params, s1, upper, v, bad, full_deck, weights):
     """``shedding.kernel_loop`` on party's tables, asking the policies through ``decide``: compiled on its
     own (``decide`` None) as the generic kernel, and into a line-up kernel around its own ``decide``."""
     return shedding.kernel_loop(decide, CAN_PLAY_BITS, EXTRA_TURN, CODE_PENALTY, TWINS, FLAGS,
                                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                                policies, slot_of_entry, params, s1, upper, v, bad, full_deck)
+                                policies, slot_of_entry, params, s1, upper, v, bad, full_deck, weights)
 
 
 run_blocks = BlockKernel(kernel_loop.py_func, shedding.own_types, own_args, "party kernel", shedding.MAX_SEATS)

@@ -120,7 +120,7 @@ from llama_sim.rulesets.shedding.reference import (  # noqa: F401 (the engine's 
     GameResult, LazyPile, Round, RoundResult, deal, deal_lazy, reference_blocks, reference_game,
 )
 from llama_sim.rulesets.shedding.kernel import (  # noqa: F401 (the engine's public names)
-    HANDS_CAPACITY, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, kernel_loop, deal_counts,
+    HANDS_CAPACITY, LUCK_SIZES, OBS_CAPACITY, PLAY_GAME_SIG, PLAY_ROUND_SIG, card_luck, kernel_loop, deal_counts, luck_shape,
     deal_lazy_round, deal_round, game_loop, hand_penalty, obs_len, own_types, play_bits_jit, play_game, play_round,
     play_seating, round_loop, seat_penalty,
 )

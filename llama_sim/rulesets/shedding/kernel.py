@@ -11,6 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -92,7 +93,8 @@ def play_round(can_play_bits, extra_turn, n, hands, deck, pos, top, discard, qui
 
 @njit(cache=True, nogil=True, forceinline=True, **NO_NRT, **COMPILED_CALLERS_ONLY)
 def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, discard, quit, start, scores,
-               policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held, lazy, drng, bad):
+               policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held, lazy, drng, bad,
+               luck_state=None):
     """Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``play_round`` with its scratch passed in (``sizes`` (n), ``held`` (n): each seat's codes held as
     a bit mask) and the seating as ``entry_of_seat[row]``:
@@ -105,6 +107,8 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
 
     ``lazy``: the draw pile ``deck[pos:]`` is not shuffled yet; each draw picks its card uniformly
     from it with ``drng`` (a forward Fisher-Yates step, see ``deal_lazy_round``).
+    ``luck_state``: omitted, or ``(luck, weights, pile)`` of the block loop (``draw_luck``): each draw's
+    luck is added to the drawing seat's ``luck`` when that is not empty.
 
     An illegal action stops the round: ``bad`` = (entry, seat, action) and ``actions_taken`` is -1 (the
     block loop runs without reference counting, where Numba raises exceptions with constant values only;
@@ -182,6 +186,8 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
                 deck[pos] = card
             else:
                 card = deck[pos]
+            if luck_state is not None:
+                draw_luck(luck_state, n, seat, hands, sizes[seat], card)
             pos += 1
             hands[seat, card] += 1
             held[seat] |= np.int64(1) << card
@@ -205,6 +211,16 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
                 continue
         seat = seat + 1 if seat + 1 < n else 0  # (seat + 1) % n without a division
     return out_seat, last_card, last_actor, turn, pos
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_luck(luck_state, n, seat, hands, size, card):
+    """A draw's luck into ``luck[seat]`` (nothing when ``luck`` is empty: luck off), and the card off
+    the counts of the draw pile."""
+    luck, weights, pile = luck_state
+    if luck.shape[0] > 0:
+        luck[seat] += card_luck(weights, n, size, hands, seat, pile, card)
+        pile[card] -= 1
 
 
 @njit(cache=True, nogil=True)
@@ -255,34 +271,42 @@ def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
     bad = np.zeros(3, np.int64)
     rounds = game_loop(None, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
                        slot_of_entry, params, entry_of_seat.reshape(1, n), 0, drng, prng,
-                       penalty, went_out, quits, final, full_deck.copy(), np.zeros((n, n_codes), np.int64),
+                       (penalty, went_out, quits, final), full_deck.copy(), np.zeros((n, n_codes), np.int64),
                        np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                        np.zeros(obs_len(n_codes), np.int64),
-                       np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad, False)
+                       np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad, False,
+                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
     raise_stop(rounds, bad)
     return rounds
 
 
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies, slot_of_entry,
-              params, entry_of_seat, row, drng, prng, penalty, went_out, quits, final,
-              deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round):
+              params, entry_of_seat, row, drng, prng, totals,
+              deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round, luck_state):
     """``play_game`` with the seating as ``entry_of_seat[row]`` and all scratch passed in. Returns the
-    number of rounds, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``.
+    number of rounds, or ``ILLEGAL`` (``bad`` says which) or ``ENDLESS``. ``totals``: the per-seat
+    ``(penalty, went_out, quits, final)``; ``luck_state``: as ``round_loop``'s (``(luck, weights, pile)``,
+    ``luck`` empty when off), the deal's luck too. (Thirty arguments at most: past that Python passes
+    them as ``*args``, which Numba cannot inline.)
 
     ``one_round``: stop after the first round (round mode: a fresh deal at 0 points, seat 0 first), with
     its points in ``penalty`` (a first round from 0 points returns no token, so they are the round's own);
     the block loop plays both modes through this one call, so the round's code is compiled into it once."""
+    penalty, went_out, quits, final = totals
     allow20 = flags[F_TOKENS20] != 0
     starter_last_card = flags[F_STARTER_LAST_CARD] != 0
     scores[:] = 0
     start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
     for r in range(MAX_ROUNDS_PER_GAME):
         pos, top = deal_lazy_round(n, full_deck, deck, hands, discard, quit, drng)
+        if luck_state[0].shape[0] > 0:  # the deal's luck, the top card then off the pile's counts
+            deal_luck(luck_state[0], luck_state[1], luck_state[2], n, full_deck, deck, hands, HAND_SIZE)
+            luck_state[2][top] -= 1
         out_seat, last_card, last_actor, turns, _ = round_loop(
             decide, can_play_bits, extra_turn, n, hands, deck, pos, np.int64(top), discard, quit, start, scores,
             policies, slot_of_entry, params, entry_of_seat, row, prng, obs, log, sizes, held,
-            np.bool_(True), drng, bad)  # (typed as play_round's call: one compile serves both)
+            np.bool_(True), drng, bad, luck_state)
         if turns < 0:
             return ILLEGAL
         top_score = 0
@@ -309,32 +333,41 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
     return ENDLESS
 
 
+
+
+def luck_shape(rules) -> tuple[int, int, int]:
+    """The shape of a rule set's value-function weights (``card_luck``): players, hand size, code."""
+    return (MAX_SEATS + 1, LUCK_SIZES, rules.n_codes)
+
+
 # The block loop's scratch sizes, as literals (``stack_zeros`` takes its capacity as one).
 HANDS_CAPACITY = MAX_SEATS * MAX_CODES
 OBS_CAPACITY = Layout(MAX_CODES).obs_len
 
 
 def own_types():
-    """The types of a shedding rule set's own block-loop argument: its full deck."""
-    return (types.int8[::1],)
+    """The types of a shedding rule set's own block-loop arguments: its full deck and its value function's
+    weights (``card_luck``: ``[players, hand size, code]``)."""
+    return (types.int8[::1], types.float64[:, :, ::1])
 
 
 @njit(cache=True, nogil=True, inline="always")
 def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies, slot_of_entry, params, drng, prng,
-                 penalty, went_out, quits, final, bad, one_round):
+                 penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, on the tables and
     scratch in ``state`` (``kernel_loop``)."""
     (full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
-     deck, hands, discard, quit, scores, obs, log, sizes, held) = state
+     deck, hands, discard, quit, scores, obs, log, sizes, held, weights, pile) = state
+    luck_state = (luck, weights, pile)
     return game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins, flags, n, policies,
-                     slot_of_entry, params, entry_of_seat, r, drng, prng, penalty, went_out, quits, final,
-                     deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round)
+                     slot_of_entry, params, entry_of_seat, r, drng, prng, (penalty, went_out, quits, final),
+                     deck, hands, discard, quit, scores, obs, log, sizes, held, bad, one_round, luck_state)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, can_play_bits, extra_turn, code_penalty, twins, flags,
                 seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad, full_deck):
+                policies, slot_of_entry, params, s1, upper, v, bad, full_deck, weights):
     """A shedding rule set's block loop (``core.blocks.block_loop``) on its tables, ``decide`` asking the
     policies (see ``round_loop``); its round's scratch on the stack of the function it is compiled into."""
     n_codes = can_play_bits.shape[0]
@@ -347,7 +380,8 @@ def kernel_loop(decide, can_play_bits, extra_turn, code_penalty, twins, flags,
     scores = stack_zeros(MAX_SEATS, n, np.int64)
     sizes = stack_zeros(MAX_SEATS, n, np.int64)
     held = stack_zeros(MAX_SEATS, n, np.int64)
+    pile = stack_zeros(MAX_CODES, n_codes, np.int64)
     state = (full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
-             deck, hands, discard, quit, scores, obs, log, sizes, held)
+             deck, hands, discard, quit, scores, obs, log, sizes, held, weights, pile)
     return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
                       n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)

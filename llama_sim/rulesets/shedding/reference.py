@@ -9,7 +9,7 @@ import numpy as np
 
 from llama_sim.core import rng as R
 from llama_sim.core.scoring import (
-    GAME_END_SCORE, ask_policy, largest_token, legal_bits, reference_block_loop,
+    GAME_END_SCORE, GAME_METRICS, ROUND_METRICS, ask_policy, largest_token, legal_bits, reference_block_loop,
 )
 from llama_sim.rulesets.shedding.rules import HAND_SIZE, OBS_ACTIVE, OBS_DRAW_PILE, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN, SheddingRules
 
@@ -29,6 +29,7 @@ class RoundResult:
     last_card_seat: int
     last_actor: int
     draw_pile_left: int
+    luck: list | None = None  # each seat's luck (``Luck``) when the engine counts it
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Round:
     start: int = 0
     quit: list[bool] = field(default_factory=list)
     prng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.POLICY_STREAM))
+    luck: "Luck | None" = None  # counts each draw's luck (a fresh deal's, after ``Luck.deal``)
 
     def __post_init__(self):
         self.n = len(self.hands)
@@ -112,7 +114,10 @@ class Round:
             if action == self.QUIT:
                 self.quit[seat] = True  # cards stay, face down, and will score
             elif action == self.DRAW:
-                self.hands[seat].append(self.draw_pile.pop(0))
+                card = self.draw_pile.pop(0)
+                if self.luck is not None:
+                    self.luck.card(seat, self.hand(seat), card)
+                self.hands[seat].append(card)
             else:
                 self.hands[seat].remove(action)
                 self.discard.append(action)
@@ -130,7 +135,42 @@ class Round:
         penalties = np.array([0 if s == out_seat else rules.score(self.hands[s]) for s in range(self.n)],
                              dtype=np.int64)
         return RoundResult(self.actions, hands, penalties, out_seat, np.array(self.quit, dtype=np.int64),
-                           last_card_seat, last_actor, len(self.draw_pile))
+                           last_card_seat, last_actor, len(self.draw_pile),
+                           None if self.luck is None else list(self.luck.luck))
+
+
+class Luck:
+    """Each seat's luck as the kernel counts it (``kernel.card_luck``, ``deal_luck``): the same floats in the
+    same order, on the value function's ``weights`` ([players, hand size, code])."""
+
+    def __init__(self, weights: np.ndarray, n: int, full_deck: np.ndarray):
+        self.weights, self.n, self.full_deck = weights, n, full_deck
+        self.luck = [0.0] * n
+        self.pile = [0] * weights.shape[2]
+
+    def card(self, seat: int, hand: np.ndarray, card: int) -> None:
+        """``card`` comes to ``seat``, whose counts before it are ``hand``, from the pile counted in ``pile``."""
+        w, pile = self.weights, self.pile
+        j = min(int(hand.sum()) + 1, w.shape[1] - 1)
+        total, expected = 0, 0.0
+        for c in range(len(pile)):
+            total += pile[c]
+            if hand[c] == 0:
+                expected += pile[c] * w[self.n, j, c]
+        gained = w[self.n, j, card] if hand[card] == 0 else 0.0
+        self.luck[seat] += gained - expected / total
+        pile[card] -= 1
+
+    def deal(self, cards: list[int]) -> None:
+        """A fresh deal, dealt card by card in the order ``cards`` (the lazy deal's) holds them."""
+        self.pile = [int(np.sum(self.full_deck == c)) for c in range(len(self.pile))]
+        for s in range(self.n):
+            hand = np.zeros(len(self.pile), np.int64)
+            for k in range(HAND_SIZE):
+                card = cards[HAND_SIZE * s + k]
+                self.card(s, hand, card)
+                hand[card] += 1
+        self.pile[cards[HAND_SIZE * self.n]] -= 1
 
 
 class LazyPile:
@@ -178,12 +218,16 @@ class GameResult:
     penalty: np.ndarray
     went_out: np.ndarray
     quit: np.ndarray
+    luck: list | None = None
 
 
-def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng: np.ndarray) -> GameResult:
-    """A full game to 40 points, drawing decks from ``drng`` exactly as the kernel does."""
+def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng: np.ndarray,
+                   weights: np.ndarray | None = None) -> GameResult:
+    """A full game to 40 points, drawing decks from ``drng`` exactly as the kernel does; with ``weights``
+    each seat's luck over the game too."""
     rules = round_cls.rules
     n = len(players)
+    luck = None if weights is None else Luck(weights, n, rules.deck)
     scores = [0] * n
     start = 0
     rounds: list[RoundResult] = []
@@ -192,7 +236,9 @@ def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng
     quits = np.zeros(n, np.int64)
     while True:
         hands, pile, discard = deal_lazy(rules.deck, n, drng)
-        result = round_cls(hands, pile, discard, players, list(scores), start=start, prng=prng).play()
+        if luck is not None:
+            luck.deal(pile.cards)
+        result = round_cls(hands, pile, discard, players, list(scores), start=start, prng=prng, luck=luck).play()
         rounds.append(result)
         for s in range(n):
             scores[s] += int(result.penalties[s])
@@ -205,20 +251,28 @@ def reference_game(round_cls: type[Round], players: list, drng: np.ndarray, prng
         quits += result.quit
         start = rules.next_starter(result.last_card_seat, result.last_actor)
         if max(scores) >= GAME_END_SCORE:
-            return GameResult(rounds, np.array(scores), penalty, went_out, quits)
+            return GameResult(rounds, np.array(scores), penalty, went_out, quits,
+                              None if luck is None else luck.luck)
 
 
 def reference_blocks(round_cls: type[Round], seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units,
-                     games_mode, entries, cfg, s1, s2):
+                     games_mode, entries, cfg, s1, s2, weights=None):
     """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
 
-    ``entries`` are (policy, params) pairs, one per line-up entry."""
+    ``entries`` are (policy, params) pairs, one per line-up entry; ``weights``: the value function, used
+    when ``s1`` holds the luck metric (``core.scoring.luck_on``)."""
+    counted = s1.shape[0] > len(GAME_METRICS if games_mode else ROUND_METRICS) * n_units
+    weights = weights if counted else None
+
     def play(players, streams):
         drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
         if games_mode:
-            return reference_game(round_cls, players, drng, prng)
+            return reference_game(round_cls, players, drng, prng, weights)
         hands, pile, discard = deal_lazy(round_cls.rules.deck, n, drng)
-        return round_cls(hands, pile, discard, players, [0] * n, prng=prng).play()
+        luck = None if weights is None else Luck(weights, n, round_cls.rules.deck)
+        if luck is not None:
+            luck.deal(pile.cards)
+        return round_cls(hands, pile, discard, players, [0] * n, prng=prng, luck=luck).play()
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                          entries, s1, s2)
