@@ -40,14 +40,19 @@ def _listing(rows: list[dict], columns: list[str], fmt: str, text: str) -> None:
 def games(fmt: str = FormatOpt):
     """List the rule sets and their options."""
     check_format(fmt)
-    rows = [{"game": g.name, "title": g.title, "players": f"{g.min_players}-{g.max_players}",
+    rows = [{"game": g.name, "title": g.title, "players": f"{g.min_players}-{g.max_players}", "luck": _luck(g),
              "options": "; ".join(f"{option_flag(k)}: {v}" for k, v in g.options.items()) or "-"}
             for g in all_games().values()]
     text = []
     for g in all_games().values():
-        text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players")
+        text.append(f"{g.name:<8} {g.title:<24} {g.min_players}-{g.max_players} players, luck adjustment {_luck(g)}")
         text.extend(_wrapped(f"{option_flag(k)}: {v}", " " * 9, " " * 11) for k, v in g.options.items())
-    _listing(rows, ["game", "title", "players", "options"], fmt, "\n".join(text))
+    _listing(rows, ["game", "title", "players", "luck", "options"], fmt, "\n".join(text))
+
+
+def _luck(rule_set) -> str:
+    """What ``--luck`` does by default in ``rule_set``: on, off (``--luck on`` adjusts) or none."""
+    return {None: "none", False: "off", True: "on"}[rule_set.luck_default]
 
 
 @app.command()

@@ -182,7 +182,8 @@ WORKERS = _p("workers", "int", "Dask LocalCluster worker processes (default: one
 STRATEGIES_FILE = _p("strategies_file", "paths", "A Python file registering more strategies (repeatable).", spec_key=None,
                      metavar="FILE.py")
 LUCK = _p("luck", "switch", "Luck-adjusted penalties: subtract each chance event's luck under the rule set's value "
-                           "function (unbiased; narrower intervals). Default: the rule set's.", metavar="on|off")
+                           "function (unbiased; narrower intervals). Default: the rule set's (llamasim games).",
+          metavar="on|off")
 QUIET = _p("quiet", "bool", "No progress bar or compile notice.", default=False, short="-q", spec_key=None)
 
 RUN = (SEED, THREADS, STRATEGIES_FILE, QUIET)  # every playing command's run settings

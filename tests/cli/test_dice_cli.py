@@ -50,10 +50,11 @@ def test_bench_dice_reference_agrees(capsys, monkeypatch):
     assert row["game"] == "dice" and row["line-up"] == "4 x threshold" and row["reference_agrees"] is True
 
 
-def test_games_lists_the_dice_layout_option(capsys):
+def test_games_lists_the_dice_layout_option_and_each_rule_sets_luck_default(capsys):
     code, out, _ = call(capsys, "games", "--format", "json")
-    dice_row = [r for r in json.loads(out) if r["game"] == "dice"][0]
-    assert "--dice-layout" in dice_row["options"] and all(name in dice_row["options"] for name in LAYOUTS)
+    rows = {r["game"]: r for r in json.loads(out)}
+    assert "--dice-layout" in rows["dice"]["options"] and all(name in rows["dice"]["options"] for name in LAYOUTS)
+    assert {g: r["luck"] for g, r in rows.items()} == {"lama": "off", "party": "off", "kadabra": "none", "dice": "on"}
 
 
 def test_strategies_lists_the_dice_strategies(capsys):
