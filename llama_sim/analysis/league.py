@@ -383,7 +383,7 @@ def league(game: str, strategies: Union[str, Sequence[str]] = "all", *,
     rating_df = pd.concat([f[0] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=RATING_COLUMNS)
     check_df = pd.concat([f[1] for f in fitted], ignore_index=True) if fitted else pd.DataFrame(columns=CHECK_COLUMNS)
     run_info = {"seed": seed, "backend": backend_text, "rules": spec.describe_config(cfg), "tables": infos,
-                "held_out": held_out_text(check_df) if fitted else None}
+                "held_out": held_out_text(check_df) if fitted else None, **({"luck": "on"} if luck else {})}
     return LeagueResult(results_df, paired_df, ranking_df, strongest_df, per_lineup[LINEUP_COLUMNS], headline, header,
                         run_info, rating_df, check_df)
 

@@ -155,4 +155,4 @@ def sweep(game: str, strategy: str, param, *, vs: Sequence[str] = (), players: i
               f"\nparameters: {'; '.join(played)}{rules_line(spec, cfg)}{luck_line(joint)}"
               f"{interval_note(n_blocks, plan.rows, games_mode)}")
     return SweepResult(table, summary, keys, headline, plan.unit_labels[1], header,
-                       {"seed": seed, "rules": spec.describe_config(cfg)})
+                       {"seed": seed, "rules": spec.describe_config(cfg), **({"luck": "on"} if joint.luck else {})})

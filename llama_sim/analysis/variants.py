@@ -101,9 +101,11 @@ def compare_variants(game: str, strategies: Sequence[str], variants: dict, *, pl
             frames.append(r.results.assign(variant=name))
             rankings.append(r.ranking.assign(variant=name))
             info[name] = r.run.get("rules", {})
+            luck = r.run.get("luck")
     results = pd.concat(frames, ignore_index=True)
     ranking = pd.concat(rankings, ignore_index=True)
-    return VariantsResult(results, effects_table(results), ranking, every, {"seed": seed, "rules": info})
+    return VariantsResult(results, effects_table(results), ranking, every,
+                          {"seed": seed, "rules": info, **({"luck": luck} if luck else {})})
 
 
 def ranking_order(ranking: pd.DataFrame, players: int, variant: str, metric: str) -> list[str]:

@@ -35,9 +35,10 @@ def metric_keys(df: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(df.metric)) if "metric" in df else []
 
 
-def size(args: dict) -> str:
-    """How much a step played, in words, for its method line (and whether its penalties were luck-adjusted)."""
-    if args.get("luck"):
+def size(args: dict, results: list = ()) -> str:
+    """How much a step played, in words, for its method line (and whether its penalties were luck-adjusted:
+    asked in ``args``, or the rule set's default, which its ``results`` record)."""
+    if args.get("luck") or any(getattr(r, "run", {}).get("luck") == "on" for r in results):
         return played(args) + ", penalties luck-adjusted (each chance event's luck subtracted)"
     return played(args)
 

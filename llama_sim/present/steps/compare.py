@@ -93,7 +93,7 @@ def _conclude_compare(results: list) -> str:
 
 
 def _method_compare(args: dict, results: list) -> str:
-    return (f"Every strategy plays every seat on the same deals, {size(args)} at "
+    return (f"Every strategy plays every seat on the same deals, {size(args, results)} at "
             f"{counts_text(args['players'])}.{rounded(args, results)}")
 
 

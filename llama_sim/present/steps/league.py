@@ -25,7 +25,7 @@ def _conclude_league(results: list) -> str:
 def _method_league(args: dict, results: list) -> str:
     k = len(args["strategies"])
     return (f"At each player count N every line-up of N of the {k} strategies plays its own deals; "
-            f"{size(args)} per player count in all, spread evenly over the line-ups.")
+            f"{size(args, results)} per player count in all, spread evenly over the line-ups.")
 
 
 def _display_league(results: list) -> pd.DataFrame:

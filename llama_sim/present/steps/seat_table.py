@@ -45,7 +45,7 @@ def _conclude_seat_table(results: list) -> str:
 
 
 def _method_seat_table(args: dict, results: list) -> str:
-    return (f"Every seat plays {listing(args['strategies'], 'or')}, {size(args)} per player count, "
+    return (f"Every seat plays {listing(args['strategies'], 'or')}, {size(args, results)} per player count, "
             f"at {counts_text(args['players'])}.")
 
 

@@ -28,7 +28,7 @@ def _conclude_simulate(results: list) -> str:
 
 
 def _method_simulate(args: dict, results: list) -> str:
-    return f"The seats as listed, seat 0 starting the first round, {size(args)}."
+    return f"The seats as listed, seat 0 starting the first round, {size(args, results)}."
 
 
 def _pivot_metrics(df: pd.DataFrame, keys: list[str], metrics: list[str], extra=None) -> pd.DataFrame:

@@ -56,7 +56,7 @@ def _method_sweep(args: dict, results: list) -> str:
     grid = "; ".join(f"{k} = {_values_text(v)}" for k, v in args["param"].items())
     vs = listing(args["vs"]) or "copies of itself"
     opponent = results[0].opponent
-    return (f"{args['strategy']} with {grid} against {vs} at {args['players']} players, {size(args)} per value, "
+    return (f"{args['strategy']} with {grid} against {vs} at {args['players']} players, {size(args, results)} per value, "
             f"every value on the same deals. \"vs {opponent}\" is its value minus {opponent}'s at the same tables, "
             f"\"vs best\" its value minus the best value's.")
 

@@ -17,7 +17,7 @@ def _run_variants(spec: Spec, args: dict, quiet: bool) -> list:
 
 
 def _method_variants(args: dict, results: list) -> str:
-    return (f"The same strategies on the same deals under the rulebook and under each variant, {size(args)} per "
+    return (f"The same strategies on the same deals under the rulebook and under each variant, {size(args, results)} per "
             f"player count.")
 
 
