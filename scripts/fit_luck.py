@@ -1,5 +1,5 @@
 """Fit a rule set's value function for luck-adjusted runs and write it next to its engine
-(``llama_sim/rulesets/<game>/luck.json``): L.A.M.A., the Party Edition and LAMA Dice.
+(``llama_sim/rulesets/<game>/luck.json``): L.A.M.A., the Party Edition, LAMA Dice and Llama Kadabra.
 
 The value of a hand is ``b[n, size] + sum over held codes of w[n, size, code]`` (``shedding.card_luck``);
 a run's luck under it is linear in ``w``: each card coming to a seat adds ``w[n, j, card]`` (if the code
@@ -66,6 +66,47 @@ def fit(game: str, n: int, rounds: int, seed: int, strategies: list[str]) -> np.
             xs.append(rec.z[s].ravel())
             ys.append(res.penalties[s])
     return solve(np.array(xs), np.array(ys, float), f"{game} {n} players").reshape(shape[1:])
+
+
+def fit_kadabra(n: int, rounds: int, seed: int, strategies: list[str]) -> np.ndarray:
+    """Llama Kadabra's table (``rulesets/kadabra/luck.py``): the card games' value of a hand, so each card
+    dealt or drawn records the same features as ``Recorder``, on rounds its reference engine plays."""
+    from llama_sim.core.draws import shuffle_forward
+    from llama_sim.rulesets.kadabra import luck as L, reference as ref, tables as T
+
+    class KadabraRecorder(L.Luck):
+        def __init__(self, n_, base):
+            super().__init__(n_, base, np.zeros(L.LUCK_SHAPE))
+            self.z = np.zeros((n_,) + L.LUCK_SHAPE[1:])
+
+        def deal(self, deck):
+            self.pile[:] = np.bincount(self.base, minlength=T.N_CODES)
+            for s in range(self.n):
+                hand = np.zeros(T.N_CODES, np.int64)
+                for k in range(T.HAND_SIZE):
+                    self.card(s, hand, int(deck[T.HAND_SIZE * s + k]))
+                    hand[int(deck[T.HAND_SIZE * s + k])] += 1
+            self.pile[int(deck[T.HAND_SIZE * self.n])] -= 1
+
+        card = Recorder.card
+
+    counts = np.asarray(get_game("kadabra").config()[:T.N_CODES])
+    players = [registry.at_table(registry.parse_spec("kadabra", s), n) for s in strategies]
+    pick = np.random.default_rng(seed)
+    xs, ys = [], []
+    for r in range(rounds):
+        seats = [players[i] for i in pick.integers(len(players), size=n)]
+        deck = T.deck_of_counts(counts)
+        rec = KadabraRecorder(n, deck.copy())
+        shuffle_forward(deck, R.new_state(seed, r, R.DEAL_STREAM))
+        hands, pile, discard = ref.deal(deck, n)
+        rec.deal(deck)
+        res = ref.Round(hands, pile, discard, [(p.strategy.policy, p.params) for p in seats], [T.START_ONES] * n,
+                        [0] * n, prng=R.new_state(seed, r, R.POLICY_STREAM), luck=rec).play()
+        for s in range(n):
+            xs.append(rec.z[s].ravel())
+            ys.append(res.penalties[s])
+    return solve(np.array(xs), np.array(ys, float), f"kadabra {n} players").reshape(L.LUCK_SHAPE[1:])
 
 
 def fit_dice(n: int, rounds: int, seed: int, strategies: list[str]) -> np.ndarray:
@@ -150,6 +191,11 @@ def main() -> None:
 
         weights, path = np.zeros(luck.LUCK_SHAPE), Path(luck.__file__).with_name("luck.json")
         fitted = fit_dice
+    elif rule_set.name == "kadabra":
+        from llama_sim.rulesets.kadabra import luck
+
+        weights, path = np.zeros(luck.LUCK_SHAPE), Path(luck.__file__).with_name("luck.json")
+        fitted = fit_kadabra
     else:
         engine = __import__(f"llama_sim.rulesets.{rule_set.name}.engine", fromlist=["RULES"])
         weights, path = np.zeros(shedding.luck_shape(engine.RULES)), Path(engine.__file__).with_name("luck.json")

@@ -41,3 +41,14 @@ def deal_luck(luck, weights, pile, n, full_deck, deck, hands, per_seat):
             luck[s] += card_luck(weights, n, k, hands, s, pile, card)
             hands[s, card] += 1
             pile[card] -= 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_luck(luck_state, n, seat, hands, size, card):
+    """A card drawn by ``seat`` (holding ``size`` cards before it): its luck into ``luck[seat]`` (nothing
+    when ``luck`` is empty: luck off), and the card off the counts of the draw pile. ``luck_state`` is
+    ``(luck, weights, pile)`` as the block loop passes it."""
+    luck, weights, pile = luck_state
+    if luck.shape[0] > 0:
+        luck[seat] += card_luck(weights, n, size, hands, seat, pile, card)
+        pile[card] -= 1

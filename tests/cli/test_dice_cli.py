@@ -54,7 +54,7 @@ def test_games_lists_the_dice_layout_option_and_each_rule_sets_luck_default(caps
     code, out, _ = call(capsys, "games", "--format", "json")
     rows = {r["game"]: r for r in json.loads(out)}
     assert "--dice-layout" in rows["dice"]["options"] and all(name in rows["dice"]["options"] for name in LAYOUTS)
-    assert {g: r["luck"] for g, r in rows.items()} == {"lama": "off", "party": "off", "kadabra": "none", "dice": "on"}
+    assert {g: r["luck"] for g, r in rows.items()} == {"lama": "off", "party": "off", "kadabra": "off", "dice": "on"}
 
 
 def test_strategies_lists_the_dice_strategies(capsys):

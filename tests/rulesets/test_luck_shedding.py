@@ -1,6 +1,6 @@
-"""The shedding games' luck (``shedding.card_luck``): each event's luck has mean 0 over the pile, the
-kernel counts the same luck as the reference engine on identical decks, luck off changes nothing, and
-exact values stay inside the adjusted intervals."""
+"""The card games' luck (``core.luck_cards.card_luck``): each event's luck has mean 0 over the pile, the
+kernel counts the same luck as the reference engine on identical decks (the shedding games and Llama
+Kadabra), luck off changes nothing, and exact values stay inside the adjusted intervals."""
 from math import comb
 
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 
 from llama_sim.core import registry, stats
 from llama_sim.core.luck import LUCK_SCALE
-from llama_sim.rulesets import lama, party
+from llama_sim.rulesets import kadabra, lama, party
 from llama_sim.rulesets.shedding import card_luck
 from llama_sim.rulesets.shedding.reference import Luck
 from llama_sim.run.backends import run
@@ -34,7 +34,8 @@ def test_one_draw_has_luck_zero_on_average_over_the_pile_exactly():
 
 
 @pytest.mark.parametrize("module,specs", [(lama, ["greedy", "smart", "always_quit"]),
-                                          (party, ["greedy", "chain", "threshold"])])
+                                          (party, ["greedy", "chain", "threshold"]),
+                                          (kadabra, ["greedy", "showman", "threshold"])])
 @pytest.mark.parametrize("games_mode", [False, True])
 def test_kernel_luck_equals_the_reference_engines_on_the_same_decks(module, specs, games_mode):
     players = [registry.parse_spec(module.RULE_SET.name, s) for s in specs]

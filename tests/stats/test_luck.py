@@ -50,12 +50,16 @@ def test_luck_is_rounded_once_per_seating_to_a_thousandth():
 
 
 def test_luck_on_where_a_rule_set_has_no_value_function_is_one_problem():
-    with pytest.raises(Problem, match="^luck: kadabra has no value function"):
-        resolve(get_game("kadabra"), True)
-    assert resolve(get_game("kadabra"), None) is False and resolve(get_game("lama"), False) is False
+    from dataclasses import replace
+
+    without = replace(get_game("kadabra"), name="plain", luck_default=None)  # every shipped rule set has one
+    with pytest.raises(Problem, match="^luck: plain has no value function"):
+        resolve(without, True)
+    assert resolve(without, None) is False and resolve(get_game("lama"), False) is False
+    assert resolve(get_game("kadabra"), None) is False and resolve(get_game("kadabra"), True) is True
 
 
-def test_luck_gain_measures_both_ways_on_the_same_deals():
+def test_luck_gain_measures_both_ways_on_the_same_deals(monkeypatch):
     """The plain estimate equals compare's with luck off, the adjusted one compare's with luck on, and the
     luck gap is their difference; a rule set without a value function is one line."""
     import llama_sim
@@ -70,5 +74,6 @@ def test_luck_gain_measures_both_ways_on_the_same_deals():
     assert row["luck_gap_ci_low"] < row["luck_gap"] < row["luck_gap_ci_high"]
     assert row["games_saved"] == pytest.approx(row["half_width_ratio"] ** 2)
     assert "luck-adjusted" in on.header and "luck-adjusted" not in off.header
+    monkeypatch.setattr(get_game("kadabra"), "luck_default", None)  # as a rule set without a value function
     with pytest.raises(UsageError, match="^luck: kadabra has no value function"):
         llama_sim.luck_gain("kadabra", ["greedy", "chart"], rounds=100)

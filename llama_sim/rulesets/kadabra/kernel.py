@@ -37,7 +37,9 @@ from llama_sim.core.blocks import BlockKernel, block_loop
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, raise_stop
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT, draw_at, next_stream
 from llama_sim.core.registry import line_up_ask
+from llama_sim.core.luck_cards import draw_luck
 from llama_sim.core.views import readonly_row, stack_zeros
+from llama_sim.rulesets.kadabra.luck import LUCK_WEIGHTS, round_deal_luck
 from llama_sim.rulesets.kadabra.tables import (
     B_MAGIC, B_NO_SHOW, B_POS, B_SHOW, B_STAGE_ONES, B_STAGE_TENS, B_TOP, BOARD_LEN, CFG_NO_SHOW, CODE_KIND,
     CODE_SYMBOL, CODE_VALUES, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, LLAMA_BITS, MAGIC_POINTS, MAGIC_POOL,
@@ -101,7 +103,7 @@ def show_check(board, kind):
 
 @njit(cache=True, nogil=True, forceinline=True, **NO_NRT, **COMPILED_CALLERS_ONLY)
 def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start, policies, slot_of_entry, params,
-                   entry_of_seat, prng, drng, lazy, obs, log, bad, work):
+                   entry_of_seat, prng, drng, lazy, obs, log, bad, work, luck_state=None):
     """Play one round in place from any position; seat s plays line-up entry ``entry_of_seat[s]``.
     Compiled callers only (``draws.COMPILED_CALLERS_ONLY``).
     ``decide``: None (the function tuple) or a line-up kernel's own (``registry.line_up_ask``); the block
@@ -115,6 +117,8 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
     action), returns decisions = -1 and the round is left where it was. Scoring is ``score_round``'s job.
     ``work`` (int64, ``WORK_LEN``) is scratch: ``work[s]`` the codes seat s holds as a bit set,
     ``work[AFTER + s]`` the first seat after s still in the round (s itself when alone).
+    ``luck_state``: omitted, or the block loop's ``(luck, weights, pile)``: each card drawn adds its luck to
+    the seat it comes to when ``luck`` is not empty (``luck_cards.draw_luck``).
 
     One loop iteration is one decision (turn, show or give phase), with a single policy call site.
     Hand sizes live in ``obs[OBS_HAND_SIZES + s]`` and the number of players still in the round in
@@ -241,6 +245,8 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
             if a == DRAW:
                 pos = board[B_POS]
                 card = draw_at(deck, pos, drng) if lazy else deck[pos]
+                if luck_state is not None:
+                    draw_luck(luck_state, n, seat, hands, obs[OBS_HAND_SIZES + seat], card)
                 board[B_POS] = pos + 1
                 obs[OBS_DRAW_PILE] = deck_len - pos - 1
                 hands[seat, card] += 1
@@ -281,6 +287,8 @@ def play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, sta
                 if pos < deck_len:  # the next player still in draws (oneself when alone)
                     j = work[AFTER + seat]
                     card = draw_at(deck, pos, drng) if lazy else deck[pos]
+                    if luck_state is not None:
+                        draw_luck(luck_state, n, j, hands, obs[OBS_HAND_SIZES + j], card)
                     board[B_POS] = pos + 1
                     obs[OBS_DRAW_PILE] = deck_len - pos - 1
                     hands[j, card] += 1
@@ -434,7 +442,8 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
                        np.zeros(N_CODES, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                        np.zeros(n, np.int64), np.zeros(BOARD_LEN, np.int64), np.zeros(n, np.int64),
                        np.zeros(OBS_LEN, np.int64), np.zeros((0, 2), np.int64), bad,
-                       np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64), False)
+                       np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64), False,
+                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
     raise_stop(rounds, bad)
     return rounds
 
@@ -442,7 +451,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
 @njit(cache=True, nogil=True, inline="always")
 def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, drng, prng, penalty, went_out,
               quits, final, no_show, deck, hands, discard, quit, ones, tens, board, points, obs, log, bad, work,
-              round_rng, one_round):
+              round_rng, one_round, luck_state):
     """A full game into per-seat totals, each round played by ``play_core_with`` asking through ``decide``,
     on the scratch passed in. Tokens and the stage carry over between rounds; the game ends after a
     round in which somebody holds 40 or more. Each round deals lazily from its own stream, derived from
@@ -452,7 +461,8 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
 
     ``one_round``: round mode, one round from a fresh table dealt from ``drng`` itself (not from a
     stream derived from it), with its points in ``penalty``: the block loop plays both modes through this
-    one call, so the round's code is compiled into it once (see ``shedding.game_loop``)."""
+    one call, so the round's code is compiled into it once (see ``shedding.game_loop``). ``luck_state``:
+    ``(luck, weights, pile)``, ``luck`` empty when off: the deal's luck and each draw's (``play_core_with``)."""
     board[B_NO_SHOW] = no_show
     new_table(n, ones, tens, board)
     start = np.int64(0)  # (a literal 0 would compile the round a second time for its own type)
@@ -463,11 +473,12 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
         else:
             next_stream(drng, round_rng)
         deal_lazy(n, base, deck, hands, discard, quit, board, round_rng)
+        round_deal_luck(luck_state, n, base, deck, hands)
         for s in range(n):
             penalty[s] -= ones[s] + 10 * tens[s]
         out_seat, last_actor, k = play_core_with(decide, n, hands, deck, discard, quit, ones, tens, board, start,
                                                  policies, slot_of_entry, params, entry_of_seat, prng, round_rng,
-                                                 np.bool_(True), obs, log, bad, work)
+                                                 np.bool_(True), obs, log, bad, work, luck_state)
         if k < 0:
             return ILLEGAL
         score_round(n, hands, out_seat, ones, tens, board, points)
@@ -492,9 +503,9 @@ def game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat, d
 def own_args(cfg):
     """The block loop's own arguments for a run's ``cfg`` (the count of each of the 36 card codes, then
     ``cfg[CFG_NO_SHOW]``, 1: the variant without the magic show): the base deck (its size is the table's),
-    a deck to deal into, and the variant."""
+    a deck to deal into, the variant, and the value function of luck-adjusted runs (``luck.py``)."""
     base = np.repeat(np.arange(N_CODES, dtype=np.int64), cfg[:N_CODES])  # (``deck_from_counts``)
-    return base, base.copy(), int(cfg[CFG_NO_SHOW])
+    return base, base.copy(), int(cfg[CFG_NO_SHOW]), LUCK_WEIGHTS
 
 
 HANDS_CAPACITY = MAX_PLAYERS * N_CODES  # (literals: ``views.stack_zeros`` takes its capacity as one)
@@ -505,15 +516,16 @@ def play_seating(play_seating, decide, state, key, r, n, entry_of_seat, policies
                  penalty, went_out, quits, final, luck, bad, one_round):
     """One seating of a block (``core.blocks.play``): a game, or its first round, on the deck and scratch
     in ``state`` (``kernel_loop``)."""
-    (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work) = state
+    (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work, weights,
+     pile) = state
     return game_loop(decide, n, base, policies, slot_of_entry, params, entry_of_seat[r], drng, prng, penalty,
                      went_out, quits, final, no_show, deck, hands, discard, quit, ones, tens, board,
-                     points, obs, log, bad, work, round_rng, one_round)
+                     points, obs, log, bad, work, round_rng, one_round, (luck, weights, pile))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                policies, slot_of_entry, params, s1, upper, v, bad, base, deck, no_show):
+                policies, slot_of_entry, params, s1, upper, v, bad, base, deck, no_show, weights):
     """The Kadabra block loop (``core.blocks.block_loop``), ``decide`` asking the policies (see
     ``play_core_with``), its round's scratch on the stack of the function it is compiled into: on its own
     (``decide`` None) the generic kernel, ``run_blocks``; in a line-up kernel, around its own ``decide``.
@@ -530,13 +542,16 @@ def kernel_loop(decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_s
     obs = stack_zeros(OBS_LEN, OBS_LEN, np.int64)
     log = stack_zeros(1, (0, 2), np.int64)
     work = stack_zeros(WORK_LEN, WORK_LEN, np.int64)
+    pile = stack_zeros(N_CODES, N_CODES, np.int64)
     board[B_NO_SHOW] = no_show
-    state = (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work)
+    state = (base, deck, no_show, round_rng, hands, discard, quit, ones, tens, board, points, obs, log, work, weights,
+             pile)
     return block_loop(play_seating, state, decide, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat,
                       n_units, games_mode, policies, slot_of_entry, params, s1, upper, v, bad)
 
 
-run_blocks = BlockKernel(kernel_loop.py_func, lambda: (types.int64[::1], types.int64[::1], types.int64), own_args,
+run_blocks = BlockKernel(kernel_loop.py_func,
+                         lambda: (types.int64[::1], types.int64[::1], types.int64, types.float64[:, :, ::1]), own_args,
                          "kadabra kernel", MAX_PLAYERS)
 
 assert MAX_PLAYERS == 6 and PHASE_TURN == 0

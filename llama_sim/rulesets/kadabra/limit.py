@@ -224,7 +224,7 @@ def limit(plan, seed: int, n_blocks: int, s1: np.ndarray, s2: np.ndarray) -> Non
     names = {p.strategy.name for p in plan.entries}
     if names != {LIMIT_STRATEGY}:
         raise UsageError(f"the kadabra limit plays one {LIMIT_STRATEGY} line-up only, not {sorted(names)}")
-    base, _, no_show = own_args(plan.cfg)
+    base, _, no_show, _ = own_args(plan.cfg)
     if base.shape[0] > DECK_CAPACITY:
         raise UsageError(f"the kadabra limit deals at most {DECK_CAPACITY} cards, not {base.shape[0]}")
     play_limit(limit_blocks, (base, np.int64(no_show)), plan, seed, n_blocks, s1, s2)

@@ -11,9 +11,10 @@ import numpy as np
 
 from llama_sim.core import rng as R
 from llama_sim.core.scoring import (
-    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, legal_bits, reference_block_loop,
+    GAME_END_SCORE, MAX_ROUNDS_PER_GAME, ask_policy, legal_bits, luck_on, reference_block_loop,
 )
 from llama_sim.core.draws import next_stream, shuffle_forward
+from llama_sim.rulesets.kadabra.luck import LUCK_WEIGHTS, Luck
 from llama_sim.rulesets.kadabra.tables import (
     CFG_NO_SHOW, CODE_KIND, CODE_SYMBOL, COLLECT, DRAW, GIVE, HAND_SIZE, LLAMA, MAGIC_POINTS, MAGIC_POOL,
     MAGIC_STAGE, MAX_PLAYERS, N_ACTIONS, N_CODES, OBS_ACTIVE, OBS_DECK, OBS_DISCARD, OBS_DRAW_PILE,
@@ -64,6 +65,7 @@ class RoundResult:
     penalties: np.ndarray  # change of each player's token total over the round (see the package docs)
     decisions: list[Decision]
     events: list[Event]
+    luck: list | None = None  # each seat's luck (``luck.Luck``) when the engine counts it
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Round:
     quit: list[bool] = field(default_factory=list)
     prng: np.ndarray = field(default_factory=lambda: R.new_state(0, 0, R.POLICY_STREAM))
     show_rule: bool = True  # False: the variant without the magic show (a llama stakes nothing)
+    luck: Luck | None = None  # counts each card drawn's luck (a fresh deal's, after ``Luck.deal``)
 
     def __post_init__(self):
         self.n = len(self.hands)
@@ -260,6 +263,13 @@ class Round:
     def note(self, what: str, seat: int) -> None:
         self.events.append(Event(what, seat, self.table_points(), self.magic))
 
+    def take_card(self, seat: int) -> None:
+        """The top card of the draw pile goes to ``seat`` (its luck counted first)."""
+        card = self.draw_pile.pop(0)
+        if self.luck is not None:
+            self.luck.card(seat, self.hand_counts(seat), card)
+        self.hands[seat].append(card)
+
     # ------------------------------------------------------------------ playing a card
     def play_card(self, seat: int, card: int) -> bool:
         """Play ``card`` and carry out what comes with it. True when it was the player's last card."""
@@ -280,7 +290,7 @@ class Round:
         elif symbol == SYM_DRAW:
             # The next player still in draws (the player themself when alone); nothing if the pile is empty.
             if self.draw_pile:
-                self.hands[self.next_in_round(seat)].append(self.draw_pile.pop(0))
+                self.take_card(self.next_in_round(seat))
                 self.note("forced draw", self.next_in_round(seat))
         elif symbol == SYM_MAGIC:
             self.magic = seat  # from wherever it is: pool, another player, the stage
@@ -325,7 +335,7 @@ class Round:
                 self.quit[seat] = True  # cards stay, face down, and will score
                 self.note("quit", seat)
             elif a == DRAW:
-                self.hands[seat].append(self.draw_pile.pop(0))
+                self.take_card(seat)
                 self.note("draw", seat)
             elif a == RETURN_MAGIC:
                 self.magic = MAGIC_POOL
@@ -343,7 +353,8 @@ class Round:
         penalties = np.array([self.ones[s] + 10 * self.tens[s] - totals_before[s] for s in range(self.n)], np.int64)
         return RoundResult(self.actions, hands, out_seat, np.array(self.quit, dtype=np.int64), self.last_actor,
                            draw_left, card_points, magic_points, returned, np.array(self.ones), np.array(self.tens),
-                           self.stage_ones, self.stage_tens, self.magic, penalties, self.decisions, self.events)
+                           self.stage_ones, self.stage_tens, self.magic, penalties, self.decisions, self.events,
+                           None if self.luck is None else list(self.luck.luck))
 
     def score(self, hands: np.ndarray, out_seat: int):
         """Each player takes their points as 10s and 1s: the hand (0 after going out, unless a
@@ -388,15 +399,18 @@ class GameResult:
     penalty: np.ndarray  # sum of the round penalties (= final - 3 for each player)
     went_out: np.ndarray
     quit: np.ndarray
+    luck: list | None = None
 
 
 def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray,
-                   show_rule: bool = True) -> GameResult:
+                   show_rule: bool = True, weights: np.ndarray | None = None) -> GameResult:
     """A full game: tokens and the stage carry over; it ends after the round in which somebody holds
     40 points or more. Decks are drawn from ``drng`` exactly as the kernel draws them.
-    ``show_rule`` False: the variant without the magic show."""
+    ``show_rule`` False: the variant without the magic show. With ``weights`` each seat's luck over the
+    game too."""
     n = len(players)
     base = deck_of_counts(counts)
+    luck = None if weights is None else Luck(n, base, weights)
     ones, tens = [START_ONES] * n, [0] * n
     stage_ones = stage_tens = 0
     magic = MAGIC_POOL
@@ -411,8 +425,10 @@ def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np
         deck = base.copy()
         shuffle_forward(deck, deal_rng)
         hands, pile, discard = deal(deck, n)
+        if luck is not None:
+            luck.deal(deck)
         res = Round(hands, pile, discard, players, ones, tens, stage_ones, stage_tens, magic, False, start,
-                    prng=prng, show_rule=show_rule).play()
+                    prng=prng, show_rule=show_rule, luck=luck).play()
         rounds.append(res)
         ones, tens = [int(x) for x in res.ones], [int(x) for x in res.tens]
         stage_ones, stage_tens, magic = res.stage_ones, res.stage_tens, res.magic
@@ -423,34 +439,41 @@ def reference_game(players: list, counts: np.ndarray, drng: np.ndarray, prng: np
         start = res.last_actor
         totals = np.array([ones[s] + 10 * tens[s] for s in range(n)], np.int64)
         if totals.max() >= GAME_END_SCORE:
-            return GameResult(rounds, totals, penalty, went_out, quits)
+            return GameResult(rounds, totals, penalty, went_out, quits, None if luck is None else list(luck.luck))
     raise RuntimeError("game did not end")
 
 
 def reference_round(players: list, counts: np.ndarray, drng: np.ndarray, prng: np.ndarray,
-                    show_rule: bool = True) -> RoundResult:
-    """A single round as round mode plays it: 3 ones each, the stage empty, the magic token in the pool."""
+                    show_rule: bool = True, weights: np.ndarray | None = None) -> RoundResult:
+    """A single round as round mode plays it: 3 ones each, the stage empty, the magic token in the pool;
+    with ``weights`` each seat's luck too."""
     n = len(players)
     deck = deck_of_counts(counts)
+    luck = None if weights is None else Luck(n, deck.copy(), weights)
     shuffle_forward(deck, drng)
     hands, pile, discard = deal(deck, n)
-    return Round(hands, pile, discard, players, [START_ONES] * n, [0] * n, prng=prng, show_rule=show_rule).play()
+    if luck is not None:
+        luck.deal(deck)
+    return Round(hands, pile, discard, players, [START_ONES] * n, [0] * n, prng=prng, show_rule=show_rule,
+                 luck=luck).play()
 
 
 def reference_blocks(seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
-                     entries, cfg, s1, s2):
+                     entries, cfg, s1, s2, weights=LUCK_WEIGHTS):
     """The reference engine on the same work as ``run_blocks`` (same deals, same policy streams).
 
-    ``entries`` are (policy, params) pairs, one per line-up entry."""
+    ``entries`` are (policy, params) pairs, one per line-up entry; ``weights``: the value function, used
+    when ``s1`` holds the luck metric (``core.scoring.luck_on``)."""
     cfg = np.asarray(cfg, dtype=np.int64)
     counts = cfg[:N_CODES]
     show_rule = not (cfg.shape[0] > CFG_NO_SHOW and cfg[CFG_NO_SHOW])
+    weights = weights if luck_on(s1, n_units, games_mode) else None
 
     def play(players, streams):
         drng, prng = streams[R.DEAL_STREAM], streams[R.POLICY_STREAM]
         if games_mode:
-            return reference_game(players, counts, drng, prng, show_rule)
-        return reference_round(players, counts, drng, prng, show_rule)
+            return reference_game(players, counts, drng, prng, show_rule, weights)
+        return reference_round(players, counts, drng, prng, show_rule, weights)
 
     reference_block_loop(play, seed, first_block, n_blocks, n, entry_of_seat, unit_of_seat, n_units, games_mode,
                          entries, s1, s2)

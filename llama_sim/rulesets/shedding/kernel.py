@@ -11,7 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
-from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck, draw_luck  # noqa: F401  (card_luck: the package names it)
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -211,16 +211,6 @@ def round_loop(decide, can_play_bits, extra_turn, n, hands, deck, pos, top, disc
                 continue
         seat = seat + 1 if seat + 1 < n else 0  # (seat + 1) % n without a division
     return out_seat, last_card, last_actor, turn, pos
-
-
-@njit(cache=True, nogil=True, inline="always")
-def draw_luck(luck_state, n, seat, hands, size, card):
-    """A draw's luck into ``luck[seat]`` (nothing when ``luck`` is empty: luck off), and the card off
-    the counts of the draw pile."""
-    luck, weights, pile = luck_state
-    if luck.shape[0] > 0:
-        luck[seat] += card_luck(weights, n, size, hands, seat, pile, card)
-        pile[card] -= 1
 
 
 @njit(cache=True, nogil=True)
