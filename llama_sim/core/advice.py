@@ -22,7 +22,9 @@ from llama_sim.core.jit import Kernel, generated_module
 from llama_sim.core.position import Position
 from llama_sim.core.registry import POLICY_SIG, get as get_strategy
 
-GAME_STREAM = 3  # deals of the later rounds of a game roll-out (DEAL/POLICY/DICE are 0/1/2)
+GAME_STREAM = np.int64(3)  # deals of the later rounds of a game roll-out (DEAL/POLICY/DICE are 0/1/2);
+# an int64, not a literal: the roll-outs call ``rng.seed_state`` with the types the other streams give it, so
+# it is compiled once, not again for a literal 3
 # Seat 0, the player asking, starts the first round of every roll-out. A NumPy integer, not 0: Numba
 # types a literal 0 argument as its own type and compiles the round once more for it.
 FIRST_SEAT = np.int64(0)
