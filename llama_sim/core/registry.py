@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit, types
-from numba.extending import typeof_impl
+from numba.extending import overload, typeof_impl
 
 from llama_sim.core import interrupt
 from llama_sim.core.declarations import Declaration, Param
@@ -77,7 +77,6 @@ MAX_POLICIES = 6
 POLICIES_TYPE = types.UniTuple(POLICY_TYPE, MAX_POLICIES)
 
 
-@njit(inline="always")
 def line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
     """How a line-up kernel (``llama_sim.run.lineup``) asks the policy of slot ``slot``: by its own jitted
     ``decide``, which takes these arguments and calls the line-up's policies directly. A generic kernel
@@ -90,14 +89,26 @@ def line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
             a = line_up_ask(decide, policies, slot, obs, hand, legal, params, rng)
 
     (The tuple call stays written out in the kernel: wrapped in any inlined helper it measured half as
-    fast, the tuple being copied at each call.) Jitted code only.
+    fast, the tuple being copied at each call.) Jitted code only."""
+    raise NotImplementedError("for jitted kernels only")
 
-    ``decide`` (a line-up's, an expert's roll-out player) is compiled once and called, declared
-    ``forceinline`` so that LLVM puts it into every call site, where the optimiser sees through it. Not
-    inlined by Numba from its source: Numba reaches a function an argument names only through an
-    ``overload``, and compiles an inlined overload's code on its own as well, for nothing. ``legal`` goes
-    as an int64 even where the kernel's mask is a constant: one compile of ``decide`` for every site."""
-    return decide(None, policies, slot, obs, hand, np.int64(legal), params, rng)
+
+@overload(line_up_ask, inline="always")
+def _line_up_ask(decide, policies, slot, obs, hand, legal, params, rng):
+    """A ``decide`` declared ``inline="always"`` (a line-up's) is compiled into the kernel from its Python
+    source at every call site: a call through its dispatcher would stay a call, opaque to the optimiser.
+    Any other ``decide`` (an expert's roll-out player, whose base strategy is large) is called: Numba
+    copies inlined code once per call site, and the rounds ask at several."""
+    if not isinstance(decide, types.Dispatcher):
+        return None
+    if decide.dispatcher.targetoptions.get("inline") == "always":
+        return decide.dispatcher.py_func
+
+    def call(decide, policies, slot, obs, hand, legal, params, rng):
+        return decide(None, policies, slot, obs, hand, legal, params, rng)  # (the dispatcher as a value
+        # would be a dynamic global, and the kernel could not be cached)
+
+    return call
 
 
 def own_rng_policy(inner, inline: bool = True):

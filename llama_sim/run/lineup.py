@@ -138,7 +138,7 @@ def module_source(game: str, strategies) -> str:
         "",
     ]
     lines += [f"P{k} = module_policy({game!r}, {s.name!r})" for k, s in enumerate(strategies)]
-    lines += ["", "", "@njit(nogil=True, forceinline=True)  # (put into each call site by LLVM: registry.line_up_ask)",
+    lines += ["", "", '@njit(nogil=True, inline="always")',
               "def decide(decide, policies, slot, obs, hand, legal, params, rng):"]
     for k in range(len(strategies) - 1):
         lines += [f"    if slot == {k}:", f"        return P{k}(readonly(obs), readonly(hand), legal, params, rng)"]
