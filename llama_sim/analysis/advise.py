@@ -294,18 +294,19 @@ def looks(cap: int, first_batch: int) -> int:
     return count
 
 
-def _compile_kernel_aside(game: str, n: int, policy, opponents) -> None:
-    """Compile the rule set's roll-out kernel while its cold strategies compile in another process
-    (``core.aside``), before ``lineup`` loads them."""
+def _compile_kernel_aside(game: str, n: int, policy, opponents, horizon: str) -> None:
+    """Compile the rule set's roll-out kernel for ``horizon`` while its cold strategies compile in another
+    process (``core.aside``), before ``lineup`` loads them."""
     hooks = advice_of(get_game(game))
-    kernel = getattr(hooks, "rollout_kernel", None)
-    if kernel is None:
+    kernels = getattr(hooks, "rollout_kernel", None)
+    if kernels is None:
         return
+    kernel = kernels.of(horizon == "game")
     try:
         named = [parse_spec(game, s).strategy for s in [policy or default_policy_at(hooks, n), *(opponents or [])]]
     except UsageError:
         return  # (``lineup`` says what is wrong)
-    with aside.start(kernel, named):
+    with aside.start(kernel, named, forced=named[:1]):
         kernel.get()
 
 
@@ -321,7 +322,7 @@ def run_rollouts(pos: Position, actions: list[int], *, policy=None, opponents=No
             raise UsageError(f"{option} must be from 2 to {MAX_ROLLOUTS:,} ({MAX_ROLLOUTS:.0e}), not {value}")
     if precision is not None and precision <= 0:
         raise UsageError("--precision must be positive")
-    _compile_kernel_aside(pos.game, pos.n, policy, opponents)
+    _compile_kernel_aside(pos.game, pos.n, policy, opponents, horizon)
     line = lineup(pos.game, pos.n, policy, opponents)
     run = _runner(pos, actions, line, horizon, seed, cfg)
     cap = n_rollouts if n_rollouts is not None else max_rollouts

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Callable, NamedTuple, Protocol
 
 import numpy as np
+from numba import types
 
 from llama_sim.core.cache import kernel_folder
 from llama_sim.core.errors import UsageError
@@ -22,7 +23,9 @@ from llama_sim.core.jit import Kernel, generated_module
 from llama_sim.core.position import Position
 from llama_sim.core.registry import POLICY_SIG, get as get_strategy
 
-GAME_STREAM = 3  # deals of the later rounds of a game roll-out (DEAL/POLICY/DICE are 0/1/2)
+GAME_STREAM = np.int64(3)  # deals of the later rounds of a game roll-out (DEAL/POLICY/DICE are 0/1/2);
+# an int64, not a literal: the roll-outs call ``rng.seed_state`` with the types the other streams give it, so
+# it is compiled once, not again for a literal 3
 # Seat 0, the player asking, starts the first round of every roll-out. A NumPy integer, not 0: Numba
 # types a literal 0 argument as its own type and compiles the round once more for it.
 FIRST_SEAT = np.int64(0)
@@ -68,8 +71,8 @@ class AdviceHooks(Protocol):
     position_help: dict[str, str]  # what each of them means (the advise command's help)
     position_flags: frozenset[str]  # those that are on/off flags rather than text
     example: dict  # the options of a typical position (documentation and the rule-set test battery)
-    rollout_kernel: object  # the jit.Kernel its ``rollout_runner`` runs, or None: given, ``core.aside``
-    # compiles cold strategies in another process while this one compiles it
+    rollout_kernel: object  # the ``HorizonKernels`` its ``rollout_runner`` runs, or None: given, ``core.aside``
+    # compiles cold strategies in another process while this one compiles the horizon's kernel
 
     def make_position(self, deck_counts=None, **options) -> Position:
         """Parse and check the position options (those of ``position_keys``; absent ones None/False)
@@ -103,6 +106,25 @@ class AdviceHooks(Protocol):
 
     def phrase(self, name: str) -> str:
         """The action as a gerund for sentences: 'draw' -> 'drawing', 'play 4' -> 'playing the 4'."""
+
+
+class HorizonKernels(NamedTuple):
+    """A rule set's roll-out kernel compiled from one source for each horizon (``horizon_kernels``)."""
+
+    round: Kernel
+    game: Kernel
+
+    def of(self, game_horizon: bool) -> Kernel:
+        return self.game if game_horizon else self.round
+
+
+def horizon_kernels(py_func, signature: Callable, label: str) -> HorizonKernels:
+    """``py_func``'s kernels for the round and the game horizon. ``signature(horizon_type)`` is its
+    signature with its ``game_horizon`` argument of that type: none in the round's kernel, which is called
+    with None and drops what its ``game_horizon is not None`` branches hold while compiling (the rest of
+    a game: most advice never plays it, and compiled it on its first run), a boolean in the game's."""
+    return HorizonKernels(Kernel(py_func, lambda: signature(types.none), label),
+                          Kernel(py_func, lambda: signature(types.boolean), f"{label} to the game's end"))
 
 
 def advice_of(rule_set) -> AdviceHooks:

@@ -71,9 +71,14 @@ class Aside:
             self.stop()
 
 
-def start(kernel, strategies) -> Aside:
+FORCED = "forced "  # a key of the other process: a strategy's forced-first-action wrapper (``advice.forced_policy``)
+
+
+def start(kernel, strategies, forced=()) -> Aside:
     """Compile ``strategies`` (``registry.Strategy``) in another process while the caller compiles
-    ``kernel`` (a ``jit.Kernel`` or ``jit.BlockKernel``), when that pays (see the module docstring)."""
+    ``kernel`` (a ``jit.Kernel`` or ``jit.BlockKernel``), when that pays (see the module docstring); and
+    after them the ``advise`` roll-outs' forced-first-action wrapper of each built-in of ``forced``, which
+    the caller would otherwise compile after its kernel (it links the strategy's code: 0.1-0.2 s)."""
     if (kernel.is_cached() or os.environ.get("LLAMA_SIM_ASIDE") == "0"  # (cached: every call after the first)
             or threading.current_thread() is not threading.main_thread() or _cores() < 2
             or not sys.executable):  # (no executable: an embedding)
@@ -81,6 +86,7 @@ def start(kernel, strategies) -> Aside:
     keys = list(dict.fromkeys(f"{s.game}.{s.name}" for s in strategies if not s.user and not s.is_compiled()))
     if not keys:
         return Aside()
+    keys += list(dict.fromkeys(f"{FORCED}{s.game}.{s.name}" for s in forced if not s.user))
     root = str(Path(__file__).resolve().parents[2])  # where this llama_sim is imported from
     code = f"import sys; sys.path.insert(0, {root!r}); from llama_sim.core.aside import compile_policies; " \
            "compile_policies(sys.argv[1:])"
@@ -93,9 +99,17 @@ def start(kernel, strategies) -> Aside:
 
 
 def compile_policies(keys: list[str]) -> None:
-    """The other process: compile each ``game.name`` built-in strategy into the kernel cache."""
+    """The other process: compile each ``game.name`` built-in strategy into the kernel cache, and each
+    ``FORCED`` one's forced-first-action wrapper."""
     for key in keys:
+        wrapper = key.startswith(FORCED)
+        key = key.removeprefix(FORCED)
         game, name = key.split(".", 1)
         registry.load_builtin(game)
-        registry.get(game, name).policy
+        policy = registry.get(game, name).policy
+        if wrapper:
+            from llama_sim.core.advice import advice_of, forced_policy
+            from llama_sim.core.ruleset import get_game
+
+            forced_policy(game, key, policy, advice_of(get_game(game)).turn_index)
     gc.freeze()  # the process ends here: its last collection would walk all the compiler made, for nothing

@@ -28,10 +28,13 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 on_compile: Callable[[str], None] | None = None
 
 
-def _is_cached(dispatcher) -> bool:
-    """True when numba's on-disk index holds entries for this exact source (not a stale file)."""
+def _is_cached(dispatcher, args=None) -> bool:
+    """True when numba's on-disk index holds entries for this exact source (not a stale file); with
+    ``args``, an entry compiled for these argument types (a function compiled for several kernels, one
+    per signature, has the others' entries in the same index)."""
     try:
-        return bool(dispatcher._cache._cache_file._load_index())
+        index = dispatcher._cache._cache_file._load_index()
+        return bool(index) if args is None else any(key[0] == args for key in index)
     except Exception:  # numba internals moved: we only lose the notice
         return False
 
@@ -102,7 +105,7 @@ class Kernel:
     def get(self):
         if self._dispatcher is None:
             dispatcher = self._jit()
-            to_cache = not self.boundscheck and not _is_cached(dispatcher)  # (checked code is never cached)
+            to_cache = not self.boundscheck and not _is_cached(dispatcher, self._args())  # (checked code is never cached)
             if on_compile is not None and to_cache:  # (the notice says "cached for later runs"; a
                 # checked policy is small and compiles in a second)
                 on_compile(self.label)
@@ -119,7 +122,7 @@ class Kernel:
         (an int8 action) takes a compile with the whole signature, where Numba converts; code that only
         raises (its result typed none) keeps its own, for the caller to refuse."""
         signature = self.signature_factory()
-        args = tuple(signature.args)
+        args = self._args()
         dispatcher.compile(args)
         if self.check is not None:
             self.check(dispatcher.overloads[args])
@@ -130,9 +133,13 @@ class Kernel:
         dispatcher.compile(signature)
         return dispatcher
 
+    def _args(self) -> tuple:
+        """The argument types it is compiled for (the key of its cache entry)."""
+        return tuple(self.signature_factory().args)
+
     def is_cached(self) -> bool:
         """Compiled in this process already, or on disk: ``get`` costs no compile."""
-        return self._dispatcher is not None or (not self.boundscheck and _is_cached(self._jit()))
+        return self._dispatcher is not None or (not self.boundscheck and _is_cached(self._jit(), self._args()))
 
     def __call__(self, *args):
         return self.get()(*args)

@@ -12,19 +12,25 @@ from llama_sim.core import aside
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
-from llama_sim.core import aside, registry
+from llama_sim.core import aside, jit, registry
+from llama_sim.core.advice import advice_of, forced_policy
 from llama_sim.core.ruleset import get_game
 
 registry.load_builtin("lama")
 greedy, threshold = registry.get("lama", "greedy"), registry.get("lama", "threshold")
 kernel = get_game("lama").run_blocks
 assert not greedy.is_compiled() and not kernel.is_cached()
-other = aside.start(kernel, [greedy, greedy])
+other = aside.start(kernel, [greedy, greedy], forced=[greedy, greedy])
 assert other.process is not None
-assert other.process.args[3:] == ["lama.greedy"], other.process.args  # once, and only the cold one
+assert other.process.args[3:] == ["lama.greedy", "forced lama.greedy"], other.process.args  # once, the cold one
 other.wait()
 assert greedy._kernel._dispatcher is None and greedy.is_compiled()  # on disk, compiled by the other process
 assert greedy.policy is not None  # and loaded from there
+compiled = []
+jit.on_compile = compiled.append
+forced_policy("lama", "lama.greedy", greedy.policy, advice_of(get_game("lama")).turn_index)
+assert compiled == [], compiled  # advise's forced-first-action wrapper too: loaded, not compiled
+jit.on_compile = None
 assert aside.start(kernel, [greedy]).process is None  # nothing cold to hand over
 kernel.is_cached = lambda: True
 assert aside.start(kernel, [threshold]).process is None  # a cached kernel: the strategy compiles here

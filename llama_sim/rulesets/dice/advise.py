@@ -14,10 +14,9 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, ExactAnswer, action_phrase
+from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, ExactAnswer, action_phrase, horizon_kernels
 from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
-from llama_sim.core.jit import Kernel
 from llama_sim.core.position import LAST_SCORE, Position, int_list, quit_flags
 from llama_sim.core.registry import POLICIES_TYPE
 from llama_sim.core.views import copy_into
@@ -41,7 +40,8 @@ _DICE_DECK = D.DECK  # a plain global: Numba cannot inline through module.ARRAY.
 
 def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0, scores0,
                    actions, policies, slot_of_entry, params0, first_entries, rest_entries, game_horizon, s1, s2):
-    """Roll-outs of a dice position (all public: only the dice are random), every action on each."""
+    """Roll-outs of a dice position (all public: only the dice are random), every action on each; to the
+    game's end unless ``game_horizon`` is None (``horizon_kernels``)."""
     k_actions = actions.shape[0]
     params = params0.copy()
     prng = np.zeros(2, np.uint64)
@@ -75,6 +75,8 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
             entries = first_entries
             for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
                 if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
+                    if game_horizon is None:  # (the round's kernel: the rest is not compiled into it)
+                        break
                     top_score = 0
                     for s in range(n):
                         top_score = max(top_score, scores[s])
@@ -89,18 +91,22 @@ def _dice_rollouts(cfg, seed, first, count, n, rows0, llama0, discarded0, quit0,
                 if r == 0:
                     v[k] = scores[0] - scores0[0]
                     v[k_actions + k] = 1 if (end == D.END_OUT and last_actor == 0) else 0
-                    if not game_horizon:
+                    if game_horizon is None:
                         break
-            if game_horizon:
+            if game_horizon is not None:
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)
 
 
 _I64, _I64A, _I64M = types.int64, types.int64[::1], types.int64[:, ::1]
-DICE_ROLLOUTS_SIG = types.void(
-    _I64A, types.uint64, _I64, _I64, _I64, _I64M, _I64A, _I64A, _I64A, _I64A,
-    _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, types.boolean, _I64A, _I64M)
-dice_rollouts = Kernel(_dice_rollouts, lambda: DICE_ROLLOUTS_SIG, "advise dice roll-outs")
+def rollouts_sig(horizon_type):
+    """``_dice_rollouts``' signature, its ``game_horizon`` of type ``horizon_type``."""
+    return types.void(
+        _I64A, types.uint64, _I64, _I64, _I64, _I64M, _I64A, _I64A, _I64A, _I64A,
+        _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, horizon_type, _I64A, _I64M)
+
+
+dice_rollouts = horizon_kernels(_dice_rollouts, rollouts_sig, "advise dice roll-outs")
 
 
 class DiceAdvice:
@@ -221,13 +227,14 @@ class DiceAdvice:
         return "--game dice " + " ".join(parts)
 
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
-        kernel = dice_rollouts.get()
+        kernel = dice_rollouts.of(game_horizon).get()
+        game = True if game_horizon else None
         n = pos.n
 
         def run(first, count, s1, s2):
             kernel(cfg, seed, first, count, n, pos.rows, pos.llama_row, pos.discard, pos.quit, pos.scores,
                    actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
-                   line.rest_entries, game_horizon, s1, s2)
+                   line.rest_entries, game, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:

@@ -12,10 +12,9 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, action_phrase
+from llama_sim.core.advice import FIRST_SEAT, GAME_STREAM, action_phrase, horizon_kernels
 from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, win_units
 from llama_sim.core.errors import UsageError
-from llama_sim.core.jit import Kernel
 from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
 )
@@ -82,7 +81,7 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                       board0, actions, policies, slot_of_entry, params0, first_entries, rest_entries, game_horizon,
                       s1, s2):
     """Roll-outs of a Llama Kadabra position (``board0``: pile size at B_POS, top kind, stage, magic,
-    show), every action on each."""
+    show), every action on each; to the game's end unless ``game_horizon`` is None (``horizon_kernels``)."""
     k_actions = actions.shape[0]
     pile_n = board0[T.B_POS]
     params = params0.copy()
@@ -129,6 +128,8 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
             entries = first_entries
             for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
                 if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
+                    if game_horizon is None:  # (the round's kernel: the rest is not compiled into it)
+                        break
                     top_score = 0
                     for s in range(n):
                         totals[s] = ones[s] + 10 * tens[s]
@@ -148,18 +149,22 @@ def _kadabra_rollouts(base_deck, seed, first, count, n, hand0, discard0, unseen0
                 if r == 0:
                     v[k] = ones[0] + 10 * tens[0] - before
                     v[k_actions + k] = 1 if out == 0 else 0
-                    if not game_horizon:
+                    if game_horizon is None:
                         break
-            if game_horizon:
+            if game_horizon is not None:
                 v[2 * k_actions + k] = win_units(totals, n)[0]
         accumulate(v, s1, s2)
 
 
 _I64, _I64A, _I64M = types.int64, types.int64[::1], types.int64[:, ::1]
-KADABRA_ROLLOUTS_SIG = types.void(
-    _I64A, types.uint64, _I64, _I64, _I64, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A,
-    _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, types.boolean, _I64A, _I64M)
-kadabra_rollouts = Kernel(_kadabra_rollouts, lambda: KADABRA_ROLLOUTS_SIG, "advise kadabra roll-outs")
+def rollouts_sig(horizon_type):
+    """``_kadabra_rollouts``' signature, its ``game_horizon`` of type ``horizon_type``."""
+    return types.void(
+        _I64A, types.uint64, _I64, _I64, _I64, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A, _I64A,
+        _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, horizon_type, _I64A, _I64M)
+
+
+kadabra_rollouts = horizon_kernels(_kadabra_rollouts, rollouts_sig, "advise kadabra roll-outs")
 
 
 class KadabraAdvice:
@@ -250,13 +255,14 @@ class KadabraAdvice:
         board[T.B_MAGIC] = pos.magic
         board[T.B_SHOW] = int(pos.show)
         base = KK.deck_from_counts(counts)
-        kernel = kadabra_rollouts.get()
+        kernel = kadabra_rollouts.of(game_horizon).get()
+        game = True if game_horizon else None
         n = pos.n
 
         def run(first, count, s1, s2):
             kernel(base, seed, first, count, n, pos.hand, discard0, unseen, pos.hand_sizes, pos.quit, pos.ones,
                    pos.tens, board, actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
-                   line.rest_entries, game_horizon, s1, s2)
+                   line.rest_entries, game, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:

@@ -13,10 +13,9 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core import rng as R
-from llama_sim.core.advice import GAME_STREAM, action_phrase
+from llama_sim.core.advice import GAME_STREAM, action_phrase, horizon_kernels
 from llama_sim.core.scoring import GAME_END_SCORE, MAX_ROUNDS_PER_GAME, accumulate, largest_token, win_units
 from llama_sim.core.errors import UsageError
-from llama_sim.core.jit import Kernel
 from llama_sim.core.ruleset import card_position_help
 from llama_sim.core.position import (
     CARD_POSITION_HELP, LAST_SCORE, Position, card_position, deal_unseen, int_list, unseen_cards, why_card_action_illegal,
@@ -51,7 +50,8 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                        seed, first, count, n, hand0, top0, discard0, unseen0, sizes, pile_n, quit0, scores0,
                        actions, policies, slot_of_entry, params0, first_entries, rest_entries, game_horizon,
                        s1, s2):
-    """Roll-outs ``first .. first+count-1`` of a shedding-game position, every action on each."""
+    """Roll-outs ``first .. first+count-1`` of a shedding-game position, every action on each; to the game's
+    end unless ``game_horizon`` is None (``horizon_kernels``)."""
     n_codes = can_play.shape[0]
     k_actions = actions.shape[0]
     params = params0.copy()
@@ -95,6 +95,8 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
             entries = first_entries
             for r in range(MAX_ROUNDS_PER_GAME + 1):  # the position's round, then (game horizon) the game's
                 if r > 0:  # (one call of the round: each call site is another copy of it in the compiled code)
+                    if game_horizon is None:  # (the round's kernel: the rest is not compiled into it)
+                        break
                     top_score = 0
                     for s in range(n):
                         top_score = max(top_score, scores[s])
@@ -114,19 +116,23 @@ def _shedding_rollouts(can_play, extra_turn, code_penalty, twins, flags, full_de
                 if r == 0:
                     v[k] = scores[0] - scores0[0]
                     v[k_actions + k] = 1 if out == 0 else 0
-                    if not game_horizon:
+                    if game_horizon is None:
                         break
-            if game_horizon:
+            if game_horizon is not None:
                 v[2 * k_actions + k] = win_units(scores, n)[0]
         accumulate(v, s1, s2)
 
 
 _I64, _I64A, _I64M, _U8A, _I8A = types.int64, types.int64[::1], types.int64[:, ::1], types.uint8[::1], types.int8[::1]
-SHEDDING_ROLLOUTS_SIG = types.void(
-    _U8A.copy(ndim=2, layout="C"), _U8A, _I64A, _I64M, _I64A, _I8A,
-    types.uint64, _I64, _I64, _I64, _I64A, _I64, _I64A, _I8A, _I64A, _I64, _I64A, _I64A,
-    _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, types.boolean, _I64A, _I64M)
-shedding_rollouts = Kernel(_shedding_rollouts, lambda: SHEDDING_ROLLOUTS_SIG, "advise shedding roll-outs")
+def rollouts_sig(horizon_type):
+    """``_shedding_rollouts``' signature, its ``game_horizon`` of type ``horizon_type``."""
+    return types.void(
+        _U8A.copy(ndim=2, layout="C"), _U8A, _I64A, _I64M, _I64A, _I8A,
+        types.uint64, _I64, _I64, _I64, _I64A, _I64, _I64A, _I8A, _I64A, _I64, _I64A, _I64A,
+        _I64A, POLICIES_TYPE, _I64A, types.float64[:, ::1], _I64A, _I64A, horizon_type, _I64A, _I64M)
+
+
+shedding_rollouts = horizon_kernels(_shedding_rollouts, rollouts_sig, "advise shedding roll-outs")
 
 
 class SheddingAdvice:
@@ -226,7 +232,8 @@ class SheddingAdvice:
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         rules = self.rules
         unseen, discard0 = unseen_cards(pos, self.deck, np.int8)
-        kernel = shedding_rollouts.get()
+        kernel = shedding_rollouts.of(game_horizon).get()
+        game = True if game_horizon else None
         full = np.ascontiguousarray(rules.deck, dtype=np.int8)
         n = pos.n
 
@@ -234,7 +241,7 @@ class SheddingAdvice:
             kernel(rules.can_play, rules.extra_turn, rules.code_penalty, rules.twins, rules.flags, full,
                    seed, first, count, n, pos.hand, pos.top, discard0, unseen, pos.hand_sizes, pos.pile,
                    pos.quit, pos.scores, actions, line.policies, line.slot_of_entry, line.params, line.first_entries,
-                   line.rest_entries, game_horizon, s1, s2)
+                   line.rest_entries, game, s1, s2)
         return run
 
     def phrase(self, name: str) -> str:
