@@ -2,6 +2,7 @@
 each card dealt or drawn, under a value function linear in the codes a seat holds."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 LUCK_SIZES = 16  # hand (row) sizes a value table tells apart (0..15; larger ones use the last)
@@ -52,3 +53,9 @@ def draw_luck(luck_state, n, seat, hands, size, card):
     if luck.shape[0] > 0:
         luck[seat] += card_luck(weights, n, size, hands, seat, pile, card)
         pile[card] -= 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def no_luck():
+    """The ``(luck, weights, pile)`` of a game played without luck accounting (``luck`` empty)."""
+    return np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)

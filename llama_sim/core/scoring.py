@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, types
 
 from llama_sim.core.errors import ILLEGAL_ACTION
-from llama_sim.core.luck import LUCK_SCALE, scaled
+from llama_sim.core.luck import scaled
 from llama_sim.core.registry import POLICIES_TYPE
 
 ROUND_METRICS = ("penalty", "went_out", "quit")
@@ -126,16 +126,26 @@ def add_seats(v, units, unit_of_seat, r, n, penalty, went_out, quits, rounds, fi
         add_seat(v, units, unit_of_seat[r, s], penalty[s], went_out[s], quits[s], rounds, wins[s], final[s],
                  games_mode)
     if luck.shape[0] > 0:  # (a loop of its own: the plain one stays as it was, and as fast)
-        at = (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
+        at = plain_width(units, games_mode)
         for s in range(n):
-            v[at + unit_of_seat[r, s]] += np.int64(np.floor(luck[s] * LUCK_SCALE + 0.5))
+            v[at + unit_of_seat[r, s]] += luck_units(luck[s])
+
+
+# ``luck.scaled`` compiled: the kernels round a seating's luck exactly as the reference engines do.
+luck_units = njit(cache=True, nogil=True, inline="always")(scaled)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def plain_width(units, games_mode):
+    """Where the luck metric starts in a block's vector: after every unit's plain metrics."""
+    return (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
 
 
 @njit(cache=True, nogil=True, inline="always")
 def luck_on(s1, units, games_mode):
     """Whether a run's sums hold the luck metric after the plain ones (``core.luck``): how a block loop
     knows to compute it, with no argument more."""
-    return s1.shape[0] > (len(GAME_METRICS) if games_mode else len(ROUND_METRICS)) * units
+    return s1.shape[0] > plain_width(units, games_mode)
 
 
 @njit(cache=True, nogil=True)

@@ -32,7 +32,7 @@ from llama_sim.core.scoring import (
 from llama_sim.core.jit import Kernel
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
-from llama_sim.core.luck_cards import deal_luck
+from llama_sim.core.luck_cards import deal_luck, no_luck
 from llama_sim.rulesets.dice.luck import LUCK_WEIGHTS, roll_luck
 from llama_sim.rulesets.dice.codes import (
     DECK, DISCARD_BASE, END_ALL_QUIT, END_DRAMA, END_LLAMA_ROW, END_OUT, LLAMA, MAX_PLAYERS, N_ACTIONS, N_CARDS,
@@ -376,7 +376,7 @@ def play_game(n, policies, slot_of_entry, params, entry_of_seat, drng, prng, dic
                        np.zeros(N_CODES, np.int64), np.zeros(N_CODES, np.int64), np.zeros(n, np.int64),
                        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(OBS_LEN, np.int64),
                        np.zeros((0, 3), np.int64), bad, False,
-                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
+                       no_luck())
     raise_stop(rounds, bad)
     return rounds
 

@@ -37,7 +37,7 @@ from llama_sim.core.blocks import BlockKernel, block_loop
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, raise_stop
 from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT, draw_at, next_stream
 from llama_sim.core.registry import line_up_ask
-from llama_sim.core.luck_cards import draw_luck
+from llama_sim.core.luck_cards import draw_luck, no_luck
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.rulesets.kadabra.luck import LUCK_WEIGHTS, round_deal_luck
 from llama_sim.rulesets.kadabra.tables import (
@@ -443,7 +443,7 @@ def play_game(n, base, policies, slot_of_entry, params, entry_of_seat, drng, prn
                        np.zeros(n, np.int64), np.zeros(BOARD_LEN, np.int64), np.zeros(n, np.int64),
                        np.zeros(OBS_LEN, np.int64), np.zeros((0, 2), np.int64), bad,
                        np.zeros(WORK_LEN, np.int64), np.zeros(2, np.uint64), False,
-                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
+                       no_luck())
     raise_stop(rounds, bad)
     return rounds
 

@@ -11,7 +11,7 @@ from llama_sim.core.draws import COMPILED_CALLERS_ONLY, NO_NRT
 from llama_sim.core.registry import POLICIES_TYPE, line_up_ask
 from llama_sim.core.views import readonly_row, stack_zeros
 from llama_sim.core.blocks import block_loop
-from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck, draw_luck  # noqa: F401  (card_luck: the package names it)
+from llama_sim.core.luck_cards import LUCK_SIZES, card_luck, deal_luck, draw_luck, no_luck  # noqa: F401  (card_luck: the package names it)
 from llama_sim.core.scoring import ENDLESS, GAME_END_SCORE, ILLEGAL, MAX_ROUNDS_PER_GAME, largest_token, raise_stop
 from llama_sim.rulesets.shedding.rules import play_bits, F_STARTER_LAST_CARD, F_TOKENS20, HAND_SIZE, Layout, MAX_CODES, MAX_DECK, MAX_SEATS, OBS_ACTIVE, OBS_DRAW_PILE, OBS_HAND_SIZES, OBS_PLAYERS, OBS_SEAT, OBS_TOP, OBS_TURN
 
@@ -265,7 +265,7 @@ def play_game(full_deck, can_play_bits, extra_turn, code_penalty, twins, flags,
                        np.zeros(n_codes, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
                        np.zeros(obs_len(n_codes), np.int64),
                        np.zeros((0, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), bad, False,
-                       (np.zeros(0), np.zeros((0, 0, 0)), np.zeros(0, np.int64)))
+                       no_luck())
     raise_stop(rounds, bad)
     return rounds
 
@@ -321,8 +321,6 @@ def game_loop(decide, full_deck, can_play_bits, extra_turn, code_penalty, twins,
                 final[s] = scores[s]
             return r + 1
     return ENDLESS
-
-
 
 
 def luck_shape(rules) -> tuple[int, int, int]:
