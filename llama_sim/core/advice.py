@@ -117,6 +117,10 @@ class HorizonKernels(NamedTuple):
     def of(self, game_horizon: bool) -> Kernel:
         return self.game if game_horizon else self.round
 
+    def compiled(self, game_horizon: bool) -> tuple:
+        """The horizon's compiled kernel and the ``game_horizon`` argument it is called with (None: the round's)."""
+        return self.of(game_horizon).get(), (True if game_horizon else None)
+
 
 def horizon_kernels(py_func, signature: Callable, label: str) -> HorizonKernels:
     """``py_func``'s kernels for the round and the game horizon. ``signature(horizon_type)`` is its

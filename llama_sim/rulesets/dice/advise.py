@@ -227,8 +227,7 @@ class DiceAdvice:
         return "--game dice " + " ".join(parts)
 
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
-        kernel = dice_rollouts.of(game_horizon).get()
-        game = True if game_horizon else None
+        kernel, game = dice_rollouts.compiled(game_horizon)
         n = pos.n
 
         def run(first, count, s1, s2):

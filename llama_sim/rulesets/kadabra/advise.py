@@ -255,8 +255,7 @@ class KadabraAdvice:
         board[T.B_MAGIC] = pos.magic
         board[T.B_SHOW] = int(pos.show)
         base = KK.deck_from_counts(counts)
-        kernel = kadabra_rollouts.of(game_horizon).get()
-        game = True if game_horizon else None
+        kernel, game = kadabra_rollouts.compiled(game_horizon)
         n = pos.n
 
         def run(first, count, s1, s2):

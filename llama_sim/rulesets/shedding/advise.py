@@ -232,8 +232,7 @@ class SheddingAdvice:
     def rollout_runner(self, pos, actions, line, game_horizon, seed, cfg):
         rules = self.rules
         unseen, discard0 = unseen_cards(pos, self.deck, np.int8)
-        kernel = shedding_rollouts.of(game_horizon).get()
-        game = True if game_horizon else None
+        kernel, game = shedding_rollouts.compiled(game_horizon)
         full = np.ascontiguousarray(rules.deck, dtype=np.int8)
         n = pos.n
 
